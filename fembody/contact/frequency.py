@@ -135,37 +135,44 @@ def _springs(label: str, k: float, share: dict, coupled: bool) -> ContactSprings
                           np.full(len(ids), bool(coupled)))
 
 
-def contact_frequencies(system) -> list[tuple[str, float]]:
-    """Each beam and surface contact's label and its estimated highest penalty frequency
-    ``omega`` [rad/s] (the Gershgorin bound of the module docstring; 0.0 for a contact none
-    of whose nodes moves), in the order the model defined them."""
-    springs = getattr(system, "contact_springs", ())
-    if not springs:
-        return []
+def node_masses(system) -> np.ndarray:
+    """Each node's lumped mass [kg] on its free translations ``(n_nodes,)``: the largest over
+    the node's free translations of the mass matrix's row sum over the free translation
+    columns (a consistent mass's rows lumped; rotations left out; the largest: a row next to
+    a fixed DOF loses that column's share, the node's mass not); ``inf`` for a node none of
+    whose translations is free or carries mass."""
     nd = getattr(system, "dim", 2)
     free = system.free_index
-    # each node's lumped mass on its free translations: the row sums of the mass matrix over
-    # the translation columns (a consistent mass's rows lumped; rotations left out)
     dofs = system.node_dofs[:, :nd]
     trans = free[dofs[dofs >= 0]]
     trans = np.unique(trans[trans >= 0])
     M = system.mass_matrix()[trans][:, trans]
     lumped = np.zeros(system.n_free)
     lumped[trans] = np.asarray(M.sum(axis=1)).ravel()
+    out = np.full(len(dofs), math.inf)
+    for i, d in enumerate(dofs):
+        fi = free[d[d >= 0]]
+        m = lumped[fi[fi >= 0]]
+        m = m[m > 0.0]
+        if m.size:
+            out[i] = float(m.max())
+    return out
+
+
+def contact_frequencies(system, masses: np.ndarray | None = None) -> list[tuple[str, float]]:
+    """Each beam and surface contact's label and its estimated highest penalty frequency
+    ``omega`` [rad/s] (the Gershgorin bound of the module docstring; 0.0 for a contact none
+    of whose nodes moves), in the order the model defined them. ``masses``: the nodes'
+    lumped masses (:func:`node_masses`, computed when not given)."""
+    springs = getattr(system, "contact_springs", ())
+    if not springs:
+        return []
+    mass = node_masses(system) if masses is None else masses
     load: dict[int, float] = {}
     for c in springs:
         w = c.stiffness * c.share * np.where(c.coupled, 2.0, 1.0)
         for i, x in zip(c.nodes.tolist(), w.tolist()):
             load[i] = load.get(i, 0.0) + x
-    mass = {}
-    # the largest over the node's free translations: a row sum loses the columns of a fixed
-    # neighbour's DOFs (the x, y rows next to a beam end held in x, y), the node's mass not
-    for i in load:
-        d = dofs[i]
-        fi = free[d[d >= 0]]
-        m = lumped[fi[fi >= 0]]
-        m = m[m > 0.0]
-        mass[i] = float(m.max()) if m.size else math.inf
     out = []
     for c in springs:
         w2 = max((load[i] / mass[i] for i in c.nodes.tolist()), default=0.0)

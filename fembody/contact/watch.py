@@ -64,6 +64,8 @@ The time (or load factor) and the results so far are attached by the driver (``e
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ModelError
@@ -71,6 +73,10 @@ from ..errors import ModelError
 #: in a step that touches, a gap may leave its straight course by this fraction of the
 #: contact's max_penetration (the step rule of the module docstring)
 BEND = 0.01
+#: while a contact that closed at speed stays closed, the step is at most this over its
+#: penalty frequency omega (the module docstring: its half period pi / omega in at least
+#: about ten steps)
+STEPS_OMEGA = 0.1
 
 
 class ContactWatch:
@@ -78,18 +84,96 @@ class ContactWatch:
     model has no beam or surface contact with a finite tolerance. ``run``: 'simulate' (the
     checks are at times [s]) or 'static' (at load factors)."""
 
-    def __init__(self, sys, run: str = "simulate") -> None:
+    def __init__(self, sys, run: str = "simulate", onset: float | None = None) -> None:
         self.sys, self.run = sys, run
         watch = getattr(sys, "beam_contact_watch", None)
         self.candidates = watch if watch is not None and watch.parts else None
-        self.blocks = [b for b in (list(getattr(sys, "beam_contact_blocks", ()))
-                                   + list(getattr(sys, "surface_contact_blocks", ()))
-                                   + list(getattr(sys, "penalty_blocks", ())))
-                       if np.isfinite(b.tol).any()]
+        every = (list(getattr(sys, "beam_contact_blocks", ()))
+                 + list(getattr(sys, "surface_contact_blocks", ()))
+                 + list(getattr(sys, "penalty_blocks", ())))
+        # with the events located (onset), every penalty row is watched: an unchecked one
+        # (max_penetration inf) has no tolerance for rules 1-3, which then never fire on it
+        self.onset = onset
+        self.blocks = [b for b in every if onset is not None or np.isfinite(b.tol).any()]
+        self._omega = None if onset is None else _Frequencies(sys, self.blocks)
+        self.n_located = 0           # steps cut to locate a contact's switch (events)
+        # the rows that closed at speed and are still closed (block -> (rows, omega)) and the
+        # longest step they allow [s] (the module docstring; inf: none)
+        self.bouncing: dict = {}
+        self.h_max = math.inf
 
         # (t, gaps per block) of the last two accepted states, for the step rule
         self.past: list = []
         self._seen = None            # (q, gaps per block) of the last step too_deep measured
+
+    def start(self, q: np.ndarray, t: float) -> None:
+        """Take the state ``q`` at ``t`` [s] a run starts from as the last accepted one (no
+        check: a start inside is the contacts' own error), so that its first step is held to
+        the rules too (a body dropped onto a contact hit it in the first step unchecked)."""
+        if self.blocks and not self.past:
+            self.past = [(t, [np.where(z, g, np.inf) for g, z in
+                              (self._gaps(b, q) for b in self.blocks)])]
+
+    def saved(self) -> dict:
+        """What the rules read of the run so far (a checkpoint keeps it: a resumed run is
+        cut where the uninterrupted one was)."""
+        return {"past": list(self.past), "bouncing": dict(self.bouncing),
+                "h_max": self.h_max}
+
+    def restore(self, state: dict) -> None:
+        """Take back :meth:`saved`'s state."""
+        self.past, self.bouncing = list(state["past"]), dict(state["bouncing"])
+        self.h_max = state["h_max"]
+
+    def _end_gaps(self, q: np.ndarray) -> list:
+        """The gaps and zones per block at ``q`` (kept for :meth:`too_deep` and
+        :meth:`accepted` at the same configuration)."""
+        if self._seen is None or not np.array_equal(self._seen[0], q):
+            self._seen = (q.copy(), [self._gaps(b, q) for b in self.blocks])
+        return self._seen[1]
+
+    def locate(self, q: np.ndarray, t: float, h: float) -> float | None:
+        """The step [s] to retry a step of ``h`` [s] ending at ``q`` at ``t`` with, so that
+        the penalty rows that open or close in it switch close enough to one of its ends
+        (:data:`fembody.run.options.CONTACT_ONSET`, the rule of the module docstring), or
+        None: no row switches too far inside it."""
+        if self.onset is None or not self.past or not self.blocks:
+            return None
+        t0, before = self.past[-1]
+        if not t > t0:
+            return None
+        ends = self._end_gaps(q)
+        eps, first = self.onset, None
+        for j, b in enumerate(self.blocks):
+            g, zone = ends[j]
+            g0 = before[j]
+            sw = zone & np.isfinite(g) & np.isfinite(g0) & ((g < 0.0) != (g0 < 0.0))
+            if not sw.any():
+                continue
+            rows = np.flatnonzero(sw)
+            g1, g0 = g[rows], g0[rows]
+            span = np.abs(g0 - g1)
+            depth = np.maximum(-g1, -g0)               # the closed end's depth
+            w = self._omega(j, rows, depth)
+            # omega times the geometric mean of the two ends' distances from the switch,
+            # over the gap's speed: sqrt of the switch's mis-integrated energy
+            # k |g0 g1| / 2 over the contact's kinetic energy m v^2 / 2 (module docstring)
+            r = w * np.sqrt(np.abs(g0 * g1)) * h / np.where(span > 0.0, span, np.inf)
+            bad = r > eps
+            if not bad.any():
+                continue
+            s = (g0 / (g0 - g1))[bad]                  # the secant's switch, a fraction of h
+            k = int(np.argmin(s))
+            if first is None or s[k] < first[0]:
+                first = (float(s[k]), float(w[bad][k]))
+        if first is None:
+            return None
+        s, w = first
+        # past the switch by tau with omega^2 tau (s h) = (eps / 2)^2: the retried step's own
+        # ratio is half the bound where the gap is straight over the step
+        tau = (0.5 * eps / w) ** 2 / max(s * h, 1e-300)
+        self.n_located += 1
+        return min(s * h + tau, 0.5 * (1.0 + s) * h)
 
     def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gaps and zones of block ``b`` at ``q``; a planar beam block's signed by the
@@ -108,9 +192,9 @@ class ContactWatch:
         ends deeper than its tolerance, or, touching at either end of the step, its gap leaves
         the straight line through its last two accepted values by more than :data:`BEND` of
         its tolerance."""
-        self._seen = (q.copy(), [self._gaps(b, q) for b in self.blocks])
+        ends = self._end_gaps(q)
         for j, b in enumerate(self.blocks):
-            g, zone = self._seen[1][j]
+            g, zone = ends[j]
             bad = zone & (g < -b.tol)
             why = "penetrate by {:.3g} m"
             if not bad.any() and self.past:
@@ -185,4 +269,79 @@ class ContactWatch:
                        "the forces. Give a larger stiffness (the penetration is about force "
                        "/ stiffness)")
                     + "; or, if the penetration is acceptable, a larger max_penetration")
+        if self.onset is not None and self.past:
+            self._bounces(now, t)
         self.past = (self.past + [(t, now)])[-2:]
+
+    def _bounces(self, now: list, t: float) -> None:
+        """Keep the rows that closed at speed in the step just accepted and are still closed
+        (``now``: the gaps per block at ``t``, inf out of zone), and the step :attr:`h_max`
+        they allow (the module docstring)."""
+        t0, before = self.past[-1]
+        h_max = math.inf
+        for j, b in enumerate(self.blocks):
+            g, g0 = now[j], before[j]
+            closed = g < 0.0
+            hit = closed & (g0 >= 0.0) & np.isfinite(g0)
+            held = self.bouncing.get(j)
+            if hit.any():
+                rows = np.flatnonzero(hit)
+                v = (g0[rows] - g[rows]) / (t - t0)
+                w = self._omega.bounce(j, rows, v)
+                tol = b.tol[rows]
+                fast = v > w * BEND * np.where(np.isfinite(tol), tol, 0.0)
+                if fast.any():
+                    new = np.zeros(len(g), bool)
+                    new[rows[fast]] = True
+                    omega = np.zeros(len(g)) if held is None else held[1]
+                    omega[rows[fast]] = w[fast]
+                    held = (new if held is None else held[0] | new, omega)
+            if held is not None:
+                keep = held[0] & closed
+                if keep.any():
+                    self.bouncing[j] = (keep, held[1])
+                    h_max = min(h_max, STEPS_OMEGA / float(held[1][keep].max()))
+                else:
+                    self.bouncing.pop(j, None)
+        self.h_max = h_max
+
+
+class _Frequencies:
+    """The squared penalty frequency ``omega^2`` [rad^2/s^2] of the watched rows, for the event
+    rule (:meth:`ContactWatch.locate`): a beam or surface contact's block takes the highest
+    estimate of :func:`fembody.contact.frequency.contact_frequencies` over the model's beam
+    and surface contacts (an upper bound per node; the rows of a block are not mapped to the
+    contacts' nodes); a node contact by penalty (``add_contact(method='penalty')``,
+    ``k delta^n``) its secant stiffness at the closed end's depth, ``k delta^(n - 1)``, over
+    the masses of the nodes it joins (``sum 1 / m_i``: a Gershgorin bound as the estimate's)."""
+
+    def __init__(self, sys, blocks: list) -> None:
+        from .frequency import contact_frequencies, node_masses
+        from .nodes import PenaltyBlock
+        masses = node_masses(sys)
+        w = max((x for _, x in contact_frequencies(sys, masses)), default=0.0)
+        self.fixed = w * w
+        self.node = {}
+        for j, b in enumerate(blocks):
+            if isinstance(b, PenaltyBlock):
+                inv = np.array([sum(1.0 / masses[n.id] for n in c.nodes) for c in b.contacts])
+                self.node[j] = (b.k * inv, b.n)
+
+    def bounce(self, j: int, rows: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """omega [rad/s] of block ``j``'s ``rows`` hitting at the speeds ``v`` [m/s]: at the
+        depth the contact's energy reaches, ``k delta^(n+1) / (n+1) = m v^2 / 2``, for a
+        node contact by penalty (``k delta^n``); the estimate otherwise."""
+        if j not in self.node:
+            return np.full(len(rows), math.sqrt(self.fixed))
+        kinv, n = self.node[j]
+        kinv, n = kinv[rows], n[rows]
+        depth = ((n + 1.0) * v * v / (2.0 * kinv)) ** (1.0 / (n + 1.0))
+        return np.sqrt(kinv * np.where(n == 1.0, 1.0, depth ** (n - 1.0)))
+
+    def __call__(self, j: int, rows: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """omega [rad/s] of block ``j``'s ``rows`` closed to ``depth`` [m]."""
+        if j not in self.node:
+            return np.full(len(rows), math.sqrt(self.fixed))
+        kinv, n = self.node[j]
+        n = n[rows]
+        return np.sqrt(kinv[rows] * np.where(n == 1.0, 1.0, depth ** (n - 1.0)))
