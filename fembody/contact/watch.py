@@ -69,6 +69,7 @@ import math
 import numpy as np
 
 from ..errors import ModelError
+from .beams import PENETRATION
 
 #: in a step that touches, a gap may leave its straight course by this fraction of the
 #: contact's max_penetration (the step rule of the module docstring)
@@ -88,14 +89,22 @@ class ContactWatch:
         self.sys, self.run = sys, run
         watch = getattr(sys, "beam_contact_watch", None)
         self.candidates = watch if watch is not None and watch.parts else None
-        every = (list(getattr(sys, "beam_contact_blocks", ()))
-                 + list(getattr(sys, "surface_contact_blocks", ()))
-                 + list(getattr(sys, "penalty_blocks", ())))
-        # with the events located (onset), every penalty row is watched: an unchecked one
-        # (max_penetration inf) has no tolerance for rules 1-3, which then never fire on it
+        beams = list(getattr(sys, "beam_contact_blocks", ()))
+        points = (list(getattr(sys, "surface_contact_blocks", ()))
+                  + list(getattr(sys, "penalty_blocks", ())))
+        # with the events located (onset), the unchecked surface and node contacts
+        # (max_penetration inf, their default without a radius) are watched too: rules 1-3
+        # never fire on a row without a tolerance. A beam contact unchecked is not: its
+        # default is checked, so inf is the user's choice to skip its gaps (their cost: a
+        # third of a step of benchmarks/beam_bundle.py)
         self.onset = onset
-        self.blocks = [b for b in every if onset is not None or np.isfinite(b.tol).any()]
+        self.blocks = [b for b in beams + points if np.isfinite(b.tol).any()
+                       or (onset is not None and not any(b is x for x in beams))]
         self._omega = None if onset is None else _Frequencies(sys, self.blocks)
+        # each row's length scale of the event rules: its max_penetration, or without one a
+        # tenth of the block's largest radius (0 for points: no floor)
+        self._scale = [np.where(np.isfinite(b.tol), b.tol, PENETRATION * float(
+            np.max(getattr(b, "radius", 0.0), initial=0.0))) for b in self.blocks]
         self.n_located = 0           # steps cut to locate a contact's switch (events)
         # the rows that closed at speed and are still closed (block -> (rows, omega)) and the
         # longest step they allow [s] (the module docstring; inf: none)
@@ -152,6 +161,12 @@ class ContactWatch:
                 continue
             rows = np.flatnonzero(sw)
             g1, g0 = g[rows], g0[rows]
+            # a switch within BEND of the row's scale from both ends (rule 2's allowance) is
+            # left alone: chatter at the round-off of a resting contact
+            big = np.abs(g0 * g1) > (BEND * _at(self._scale[j], rows)) ** 2
+            if not big.any():
+                continue
+            rows, g1, g0 = rows[big], g1[big], g0[big]
             span = np.abs(g0 - g1)
             depth = np.maximum(-g1, -g0)               # the closed end's depth
             w = self._omega(j, rows, depth)
@@ -288,8 +303,7 @@ class ContactWatch:
                 rows = np.flatnonzero(hit)
                 v = (g0[rows] - g[rows]) / (t - t0)
                 w = self._omega.bounce(j, rows, v)
-                tol = b.tol[rows]
-                fast = v > w * BEND * np.where(np.isfinite(tol), tol, 0.0)
+                fast = v > w * BEND * _at(self._scale[j], rows)
                 if fast.any():
                     new = np.zeros(len(g), bool)
                     new[rows[fast]] = True
@@ -304,6 +318,11 @@ class ContactWatch:
                 else:
                     self.bouncing.pop(j, None)
         self.h_max = h_max
+
+
+def _at(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``x[rows]``, or ``x`` where it is one value for all rows."""
+    return x[rows] if np.ndim(x) and len(x) > 1 else x
 
 
 class _Frequencies:
