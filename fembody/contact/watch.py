@@ -142,17 +142,18 @@ class ContactWatch:
         return self._seen[1]
 
     def locate(self, q: np.ndarray, t: float, h: float) -> float | None:
-        """The step [s] to retry a step of ``h`` [s] ending at ``q`` at ``t`` with, so that
-        the penalty rows that open or close in it switch close enough to one of its ends
-        (:data:`fembody.run.options.CONTACT_ONSET`, the rule of the module docstring), or
-        None: no row switches too far inside it."""
+        """The step [s] to retry a step of ``h`` [s] ending at ``q`` at ``t`` with, or None
+        (the event rules of the module docstring): a penalty row that opens or closes in it
+        too far from both of its ends (``contact_onset``) has the step end just past its
+        switch; a row that closes in it at speed has it end at most
+        :data:`STEPS_OMEGA` ``/ omega`` past its switch."""
         if self.onset is None or not self.past or not self.blocks:
             return None
         t0, before = self.past[-1]
         if not t > t0:
             return None
         ends = self._end_gaps(q)
-        eps, first = self.onset, None
+        eps, best = self.onset, math.inf
         for j, b in enumerate(self.blocks):
             g, zone = ends[j]
             g0 = before[j]
@@ -161,34 +162,34 @@ class ContactWatch:
                 continue
             rows = np.flatnonzero(sw)
             g1, g0 = g[rows], g0[rows]
-            # a switch within BEND of the row's scale from both ends (rule 2's allowance) is
-            # left alone: chatter at the round-off of a resting contact
-            big = np.abs(g0 * g1) > (BEND * _at(self._scale[j], rows)) ** 2
-            if not big.any():
-                continue
-            rows, g1, g0 = rows[big], g1[big], g0[big]
-            span = np.abs(g0 - g1)
-            depth = np.maximum(-g1, -g0)               # the closed end's depth
-            w = self._omega(j, rows, depth)
+            scale = BEND * _at(self._scale[j], rows)
+            s = g0 / (g0 - g1)                          # the secant's switch, a fraction of h
+            v = np.abs(g0 - g1) / h
             # omega times the geometric mean of the two ends' distances from the switch,
-            # over the gap's speed: sqrt of the switch's mis-integrated energy
-            # k |g0 g1| / 2 over the contact's kinetic energy m v^2 / 2 (module docstring)
-            r = w * np.sqrt(np.abs(g0 * g1)) * h / np.where(span > 0.0, span, np.inf)
-            bad = r > eps
-            if not bad.any():
-                continue
-            s = (g0 / (g0 - g1))[bad]                  # the secant's switch, a fraction of h
-            k = int(np.argmin(s))
-            if first is None or s[k] < first[0]:
-                first = (float(s[k]), float(w[bad][k]))
-        if first is None:
+            # over the gap's speed: the square root of the switch's mis-integrated energy
+            # k |g0 g1| / 2 over the contact's kinetic energy m v^2 / 2 (module docstring);
+            # a switch within BEND of the row's scale from both ends (rule 2's allowance) is
+            # left alone (chatter of a resting contact)
+            w = self._omega(j, rows, np.maximum(-g1, -g0))
+            r = w * np.sqrt(np.abs(g0 * g1)) / np.where(v > 0.0, v, np.inf)
+            bad = (r > eps) & (np.abs(g0 * g1) > scale ** 2)
+            if bad.any():
+                sb, wb = s[bad], w[bad]
+                # past the switch by tau, omega^2 tau (s h) = (eps / 2)^2: the retried step's
+                # ratio is half the bound where the gap is straight over the step
+                tau = (0.5 * eps / wb) ** 2 / np.maximum(sb * h, 1e-300)
+                best = min(best, float(np.min(np.minimum(sb * h + tau, 0.5 * (1.0 + sb) * h))))
+            # closing at speed: the closed part of the step at most STEPS_OMEGA / omega
+            shut = (g0 >= 0.0) & (g1 < 0.0)
+            wb = self._omega.bounce(j, rows, v)
+            fast = shut & (v > wb * scale)
+            long_ = fast & ((1.0 - s) * h * wb > 1.5 * STEPS_OMEGA)
+            if long_.any():
+                best = min(best, float(np.min(s[long_] * h + STEPS_OMEGA / wb[long_])))
+        if best >= h:
             return None
-        s, w = first
-        # past the switch by tau with omega^2 tau (s h) = (eps / 2)^2: the retried step's own
-        # ratio is half the bound where the gap is straight over the step
-        tau = (0.5 * eps / w) ** 2 / max(s * h, 1e-300)
         self.n_located += 1
-        return min(s * h + tau, 0.5 * (1.0 + s) * h)
+        return best
 
     def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gaps and zones of block ``b`` at ``q``; a planar beam block's signed by the
