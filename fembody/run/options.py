@@ -108,8 +108,13 @@ class RunOptions:
         validate.choice("project_velocities", self.project_velocities, (True, False), where=w)
         validate.choice("adaptive", self.adaptive, (True, False), where=w)
         if self.contact_onset is not None:
-            set_(self, "contact_onset", validate.number(
-                "contact_onset", self.contact_onset, minimum=0.0, strict_min=True, where=w))
+            try:
+                set_(self, "contact_onset", validate.number(
+                    "contact_onset", self.contact_onset, minimum=0.0, strict_min=True, where=w))
+            except ModelError as err:
+                raise ModelError(f"{err}: give the tolerance of the penalty contacts' located "
+                                 f"switches, a number > 0 (default {CONTACT_ONSET}; smaller is "
+                                 "finer), or None to locate none") from None
         if self.callback is not None and not callable(self.callback):
             raise ModelError(f"simulate: callback must be a function of the Result or None, "
                              f"got {self.callback!r}")
