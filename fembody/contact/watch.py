@@ -41,8 +41,10 @@ the step (the cut of a step Newton fails: it grows back after four successes), d
 
 Only a step at ``min_dt`` that still goes deeper than ``tol`` stops the run with the error above
 (a penalty too soft for the load: smaller steps cannot help); at ``min_dt`` rules 2 and 3 give
-way. :data:`BEND` sets the resolution (tests/contact/test_step_control.py measures it on a
-ball dropped onto a plane).
+way. The first step of a run is held to them from the start state (:meth:`ContactWatch.start`;
+before onset-33 it went unchecked: a body dropped onto a contact in its first step lost
+59 % of its energy at ``max_penetration`` 1 mm). :data:`BEND` sets the resolution
+(tests/contact/test_step_control.py measures it on a ball dropped onto a plane).
 
 **What BEND means** (a dimensionless fraction of ``tol``, not tuned per model). In contact a
 penalty row oscillates at ``w = sqrt(k / m)`` [rad/s] (``m`` the mass it carries) over a
@@ -57,6 +59,50 @@ tolerance. Being a fraction of ``tol`` it scales with the section and the penalt
 dropped balls (k = 1e5, 1e6, 1e7 N/m, radii 0.2, 0.05, 0.02 m) land within 2e-4 m of the
 analytic penalty bounce at BEND = 0.01, against 4e-4 to 4e-3 m at 0.03 and 0.1
 (tests/contact/test_step_control.py).
+
+**Events: a penalty contact's switch located in time** (``simulate(contact_onset=...)``,
+:meth:`ContactWatch.locate`, :attr:`ContactWatch.h_max`; issue 33, onset-33). A penalty
+force switches on or off where a row's gap crosses zero, which a step of the Newmark family
+does not see: it integrates the force at the step's end as if it had acted all along, so a
+row closing (or opening) inside a step by ``g1 < 0`` from ``g0 > 0`` gets about
+``k |g0 g1| / 2`` of energy it never had (or loses it); ``rho_inf`` does not cure it. A point
+mass hitting a plane at 1 m/s gained 6 % at ``omega h`` 0.5 and up to 386 % at 11.4
+(benchmarks/contact_omega.py ``--drop``). The rules, for every watched row (the rows above
+and, with ``contact_onset`` given, those of surface and node contacts without a tolerance;
+a beam contact given ``max_penetration=inf`` stays unwatched, its gaps' cost being the
+point of that choice):
+
+4. **Location.** A row that switches in a step at the secant's fraction ``s`` of it is
+   judged by ``r = omega sqrt(|g0 g1|) / |g'|`` (``g'`` the secant rate): ``r^2`` is the
+   switch's mis-integrated energy over the contact's kinetic energy ``m g'^2 / 2``
+   (``omega^2 = k / m``), and for the secant ``r = omega h sqrt(s (1 - s))``: small where
+   the switch lies near either end of the step or the step resolves the contact. Where
+   ``r > contact_onset`` (and the switch is farther than ``BEND`` of the row's scale from
+   both ends: its tolerance, or a tenth of its radius, so that a resting contact's chatter
+   is left alone) the step is retried ending ``tau`` past the switch, ``omega^2 tau s h =
+   (contact_onset / 2)^2``; it may take a few retries where the gap bends (each a rejected
+   step, counted in ``stats['n_located']``); then the run goes on with the step it had. The
+   energy error of the switches falls as ``contact_onset^2`` (the trapezoidal rule at
+   ``omega h`` 3: 6.2e-3, 3.9e-4, 5.0e-5, 7.3e-6 at 0.1, 0.03, 0.01, 0.003;
+   tests/contact/test_contact_onset.py). The release counts as much as the onset: located
+   at the onset alone the same bounce kept a +1.5 to +2.3 % error at every tolerance.
+5. **Steps of a bounce.** A row closing at speed (its rate above ``omega`` times ``BEND`` of
+   its scale, so not a resting contact's) ends the step at most ``STEPS_OMEGA / omega``
+   past its switch, and while it stays closed the steps are at most that long
+   (:attr:`ContactWatch.h_max`): the half period ``pi / omega`` in about 30 steps, where
+   the contact's phase is right to 1e-3 and generalized-alpha's damping of the contact mode
+   small (location alone left -0.5 to -2 % at ``rho_inf`` 0.9 and -3 to -25 % at 0.5: one
+   or two steps of ``omega h`` up to 11 in contact; at ``STEPS_OMEGA`` 0.3 the penalty
+   ball of tests/contact/test_step_control.py missed its height by 2.8e-4 m, at 0.1 by
+   2.7e-5 m). Once the row opens the run returns to its step.
+
+``omega`` is the penalty frequency of :mod:`fembody.contact.frequency`: a beam or surface
+contact's rows take the highest estimate over the model's beam and surface contacts (the
+rows are not mapped to the contacts' nodes: an upper bound), a node contact by penalty its
+secant stiffness ``k delta^(n - 1)`` over the masses of its nodes (at the closed end's depth
+for rule 4, at the depth its approach speed reaches, ``k delta^(n+1) / (n+1) = m v^2 / 2``,
+for rule 5). Not covered: a contact that switches and is not watched (a beam contact with
+``max_penetration=inf``), impulse contacts (located by :mod:`fembody.run.impact`).
 
 The time (or load factor) and the results so far are attached by the driver (``err.time``,
 ``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
@@ -106,6 +152,7 @@ class ContactWatch:
         self._scale = [np.where(np.isfinite(b.tol), b.tol, PENETRATION * float(
             np.max(getattr(b, "radius", 0.0), initial=0.0))) for b in self.blocks]
         self.n_located = 0           # steps cut to locate a contact's switch (events)
+        self._retry = None           # (step start, retries) of the switch being located
         # the rows that closed at speed and are still closed (block -> (rows, omega)) and the
         # longest step they allow [s] (the module docstring; inf: none)
         self.bouncing: dict = {}
@@ -154,6 +201,7 @@ class ContactWatch:
             return None
         ends = self._end_gaps(q)
         eps, best = self.onset, math.inf
+        retry = self._retry[1] if self._retry is not None and self._retry[0] == t0 else 0
         for j, b in enumerate(self.blocks):
             g, zone = ends[j]
             g0 = before[j]
@@ -163,7 +211,11 @@ class ContactWatch:
             rows = np.flatnonzero(sw)
             g1, g0 = g[rows], g0[rows]
             scale = BEND * _at(self._scale[j], rows)
-            s = g0 / (g0 - g1)                          # the secant's switch, a fraction of h
+            # the secant's switch, a fraction of h; retried from the same start, the start's
+            # gap weighs half as much each time (Illinois: the end of a step deep in a stiff
+            # contact is far off the free motion's line, and the plain secant creeps)
+            g0w = g0 * 0.5 ** retry
+            s = g0w / (g0w - g1)
             v = np.abs(g0 - g1) / h
             # omega times the geometric mean of the two ends' distances from the switch,
             # over the gap's speed: the square root of the switch's mis-integrated energy
@@ -180,15 +232,17 @@ class ContactWatch:
                 tau = (0.5 * eps / wb) ** 2 / np.maximum(sb * h, 1e-300)
                 best = min(best, float(np.min(np.minimum(sb * h + tau, 0.5 * (1.0 + sb) * h))))
             # closing at speed: the closed part of the step at most STEPS_OMEGA / omega
-            shut = (g0 >= 0.0) & (g1 < 0.0)
+            shut = self._arrives(j, rows, g0) & (g1 < 0.0)
             wb = self._omega.bounce(j, rows, v)
             fast = shut & (v > wb * scale)
             long_ = fast & ((1.0 - s) * h * wb > 1.5 * STEPS_OMEGA)
             if long_.any():
                 best = min(best, float(np.min(s[long_] * h + STEPS_OMEGA / wb[long_])))
         if best >= h:
+            self._retry = None
             return None
         self.n_located += 1
+        self._retry = (t0, retry + 1)
         return best
 
     def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -289,33 +343,50 @@ class ContactWatch:
             self._bounces(now, t)
         self.past = (self.past + [(t, now)])[-2:]
 
+    def _arrives(self, j: int, rows: np.ndarray, g0: np.ndarray) -> np.ndarray:
+        """Which of block ``j``'s ``rows``, open at the last accepted state with the gaps
+        ``g0``, arrive at their contact: a gap above zero, or at zero reached by closing in
+        the step before (a row at gap 0 from the run's start, or resting there, only
+        touches: no bounce)."""
+        out = g0 > 0.0
+        if len(self.past) == 2:
+            before = self.past[0][1][j][rows]
+            out |= (g0 == 0.0) & np.isfinite(before) & (before > 0.0)
+        return out
+
     def _bounces(self, now: list, t: float) -> None:
-        """Keep the rows that closed at speed in the step just accepted and are still closed
-        (``now``: the gaps per block at ``t``, inf out of zone), and the step :attr:`h_max`
-        they allow (the module docstring)."""
+        """Keep the rows that closed at speed in the step just accepted and are still closed,
+        for at most a period ``2 pi / omega`` from their closing (a bounce lasts half of it;
+        a row closed longer rests on its contact), and the step :attr:`h_max` they allow
+        (``now``: the gaps per block at ``t``, inf out of zone; the module docstring)."""
         t0, before = self.past[-1]
         h_max = math.inf
         for j, b in enumerate(self.blocks):
             g, g0 = now[j], before[j]
             closed = g < 0.0
             hit = closed & (g0 >= 0.0) & np.isfinite(g0)
-            held = self.bouncing.get(j)
+            held = self.bouncing.get(j)             # (rows, omega, closing time) per row
             if hit.any():
                 rows = np.flatnonzero(hit)
+                rows = rows[self._arrives(j, rows, g0[rows])]
+            if hit.any() and rows.size:
                 v = (g0[rows] - g[rows]) / (t - t0)
                 w = self._omega.bounce(j, rows, v)
                 fast = v > w * BEND * _at(self._scale[j], rows)
                 if fast.any():
-                    new = np.zeros(len(g), bool)
-                    new[rows[fast]] = True
-                    omega = np.zeros(len(g)) if held is None else held[1]
-                    omega[rows[fast]] = w[fast]
-                    held = (new if held is None else held[0] | new, omega)
+                    if held is None:
+                        held = (np.zeros(len(g), bool), np.zeros(len(g)), np.zeros(len(g)))
+                    on, omega, since = held
+                    on, omega, since = on.copy(), omega.copy(), since.copy()
+                    r = rows[fast]
+                    on[r], omega[r], since[r] = True, w[fast], t0
+                    held = (on, omega, since)
             if held is not None:
-                keep = held[0] & closed
+                on, omega, since = held
+                keep = on & closed & (omega * (t - since) < 2.0 * math.pi)
                 if keep.any():
-                    self.bouncing[j] = (keep, held[1])
-                    h_max = min(h_max, STEPS_OMEGA / float(held[1][keep].max()))
+                    self.bouncing[j] = (keep, omega, since)
+                    h_max = min(h_max, STEPS_OMEGA / float(omega[keep].max()))
                 else:
                     self.bouncing.pop(j, None)
         self.h_max = h_max

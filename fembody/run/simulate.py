@@ -107,7 +107,10 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     family, a beam or surface contact whose estimated penalty frequency ``omega`` gives
     ``omega dt`` above 3.5 while the scheme's ``rho_inf`` is above 0.5 is warned of, once
     (:class:`fembody.ContactWarning`, :mod:`fembody.contact.frequency`): such a contact
-    chatters and the run can gain energy.
+    chatters and the run can gain energy. A penalty contact (surface, node or beam contact)
+    that opens or closes inside a step has the step cut to end at its switch, and while one
+    hit at speed stays closed the steps are at most ``0.1 / omega`` (``contact_onset``,
+    :mod:`fembody.contact.watch`; ``stats['n_located']`` counts the cut steps).
 
     The recorded accelerations and joint multipliers (reactions, driving forces and torques)
     of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
@@ -175,6 +178,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         The factor the monitor allows.
     project_velocities : bool, default False
         Project inconsistent initial velocities onto the joints instead of refusing them.
+    contact_onset : float or None, default 0.01
+        The tolerance of a penalty contact's located switch
+        (:class:`fembody.run.options.RunOptions`): the energy a switch inside a step
+        mis-integrates stays below about its square times the contact's kinetic energy; None
+        locates none (the step control of ``max_penetration`` alone).
     **options
         The method's options (``tol``, ``rho_inf``, ``linear_solver``, ...; see above).
 
@@ -577,6 +585,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             watch.v_prev = done.v_start.copy()
 
     h_back = None                       # the step before a switch was located (locate)
+    tries = 0                           # the current step's retries at switches (locate)
     skip = 0                            # grid points below it were run by a batch
     h_try = h                           # the last step's size (a point reached without one)
     try:
@@ -622,7 +631,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
-                if ok and touches and h_try > min_h:
+                if ok and touches and h_try > min_h and tries < MAX_LOCATE:
                     # a penalty row that opens or closes too far inside the step: the step
                     # is retried ending just past the switch, then the run goes on with the
                     # step it had (fembody.contact.watch, ContactWatch.locate)
@@ -630,6 +639,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if h_at is not None and h_at < h_try:
                         integ.reject_accepted(state)
                         result.stats["n_located"] += 1
+                        tries += 1
                         if h_back is None:
                             h_back = h
                         h = max(h_at, min_h)
@@ -683,6 +693,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
+                tries = 0
                 if h_back is not None:      # past a located switch: the step it had
                     h, h_back = h_back, None
                 good += 1
@@ -868,6 +879,9 @@ def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[
 _EMPTY = np.zeros(0)
 #: the most grid points :func:`drive` runs in one compiled call (:func:`_batch`)
 BATCH = 1000
+#: the most retries of one step at penalty contacts' switches (ContactWatch.locate; a
+#: switch the secant has not reached by then, where the gap bends, is kept where it is)
+MAX_LOCATE = 20
 
 
 class _Power:
