@@ -81,14 +81,18 @@ point of that choice):
    both ends: its tolerance, or a tenth of its radius, so that a resting contact's chatter
    is left alone) the step is retried ending ``tau`` past the switch, ``omega^2 tau s h =
    (contact_onset / 2)^2``; it may take a few retries where the gap bends (each a rejected
-   step, counted in ``stats['n_located']``); then the run goes on with the step it had. The
-   energy error of the switches falls as ``contact_onset^2`` (the trapezoidal rule at
-   ``omega h`` 3: 6.2e-3, 3.9e-4, 5.0e-5, 7.3e-6 at 0.1, 0.03, 0.01, 0.003;
+   step, counted in ``stats['n_located']``; the start's gap weighs half as much at each retry
+   of the same step, the Illinois rule, since the end of a step deep in a stiff contact lies
+   far off the free motion's line; at most ``simulate.MAX_LOCATE``); then the run goes on
+   with the step it had. The energy error of the switches falls as ``contact_onset^2`` (the
+   trapezoidal rule at ``omega h`` 3: 2.1e-3, 1.3e-5, 6.8e-5, 2.7e-6, 5.6e-8 at 0.1, 0.03, 0.01, 0.003, 0.001;
    tests/contact/test_contact_onset.py). The release counts as much as the onset: located
    at the onset alone the same bounce kept a +1.5 to +2.3 % error at every tolerance.
 5. **Steps of a bounce.** A row closing at speed (its rate above ``omega`` times ``BEND`` of
-   its scale, so not a resting contact's) ends the step at most ``STEPS_OMEGA / omega``
-   past its switch, and while it stays closed the steps are at most that long
+   its scale, so not a resting contact's, and arriving: from a gap above zero, or from zero
+   reached in the step before; a row at gap 0 from the run's start only touches) ends the
+   step at most ``STEPS_OMEGA / omega`` past its switch, and while it stays closed, for at
+   most a period ``2 pi / omega`` (a bounce lasts half of it), the steps are at most that long
    (:attr:`ContactWatch.h_max`): the half period ``pi / omega`` in about 30 steps, where
    the contact's phase is right to 1e-3 and generalized-alpha's damping of the contact mode
    small (location alone left -0.5 to -2 % at ``rho_inf`` 0.9 and -3 to -25 % at 0.5: one

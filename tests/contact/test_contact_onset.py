@@ -43,9 +43,9 @@ def _energy_change(r) -> float:
 def test_a_point_mass_hitting_a_plane_keeps_its_energy_and_its_speed(omega_h):
     """Default settings (generalized-alpha, rho_inf 0.9, a plane without max_penetration):
     the energy changes by less than 5e-4 of itself over the bounce (63ab941: +6.0 %, -24.6 %,
-    +368 %; measured now 9e-6, -8e-5, -1.1e-4), the mass leaves at V within 3e-4 (63ab941:
+    +368 %; measured now 9e-6, -9.5e-5, +5.1e-5), the mass leaves at V within 3e-4 (63ab941:
     +3 %, -13 %, +116 %; now 5e-5 at most) and the contact lasts pi / omega within 3e-3
-    (measured 8e-4; 63ab941: +2 %, +55 %, +335 %), against 1-16 steps in contact before.
+    (measured 8e-4 to 1.3e-3; 63ab941: +2 %, +55 %, +335 %), against 1-16 steps in contact before.
     The located steps are counted in the stats."""
     r, n = _drop(omega_h)
     assert r.stats["status"] == "finished"
@@ -63,9 +63,10 @@ def test_the_switch_error_falls_as_the_onset_tolerance_squared():
     """The trapezoidal rule keeps a linear spring's energy, so what is left of the energy
     change is the located switches' (watch.py: about contact_onset^2 / 2 of the contact's
     kinetic energy): at omega h 3, contact_onset 0.1 / 0.03 / 0.01 / 0.003 / 0.001 measured
-    -6.2e-3 / -3.9e-4 / -5.0e-5 / -7.3e-6 / -3.8e-7 (63ab941, no location: -24.6 %).
-    Asserted: each below contact_onset^2 and the error falling at least as
-    contact_onset^1.5 over 0.1 -> 0.003 (measured 1.9)."""
+    -2.1e-3 / -1.3e-5 / -6.8e-5 / -2.7e-6 / +5.6e-8 (63ab941, no location: -24.6 %; not
+    monotone: where the secant's last retry lands inside the bound differs). Asserted:
+    each below contact_onset^2 and the error falling at least as contact_onset^1.5 over
+    0.1 -> 0.003 (measured 1.9)."""
     errs = []
     for eps in (0.1, 0.03, 0.01, 0.003):
         r, _ = _drop(3.0, method="trapezoidal", contact_onset=eps)
@@ -88,7 +89,7 @@ def test_without_location_the_bounce_gains_energy():
 def test_node_penalty_contacts_are_located(exponent):
     """add_contact(method='penalty'), e = 1 (no damping): linear (k = 1e6 N/m) and Hertz (k =
     1e6 / sqrt(0.5 mm) N/m^1.5, the same force at the linear law's depth) at omega h 11.4 of
-    the linear law: the energy is kept within 1e-3 (measured -1.1e-4, -2.6e-4) and the mass
+    the linear law: the energy is kept within 1e-3 (measured +5.1e-5, -7.6e-5) and the mass
     leaves at V within 3e-4 (63ab941: +368 % and +347 %, leaving at 2.16 and 2.11 m/s)."""
     k = K if exponent == 1.0 else K / math.sqrt(V / OMEGA)
     m = fb.Model()
