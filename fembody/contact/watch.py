@@ -85,8 +85,8 @@ point of that choice):
    of the same step, the Illinois rule, since the end of a step deep in a stiff contact lies
    far off the free motion's line; at most ``simulate.MAX_LOCATE``); then the run goes on
    with the step it had. The energy error of the switches falls as ``contact_onset^2`` (the
-   trapezoidal rule at ``omega h`` 3: 2.1e-3, 1.3e-5, 6.8e-5, 2.7e-6, 5.6e-8 at 0.1, 0.03, 0.01, 0.003, 0.001;
-   tests/contact/test_contact_onset.py). The release counts as much as the onset: located
+   trapezoidal rule at ``omega h`` 3: 2.1e-3, 1.3e-5, 6.8e-5, 2.7e-6, 5.6e-8 at 0.1, 0.03,
+   0.01, 0.003, 0.001; tests/contact/test_contact_onset.py). The release counts as much as the onset: located
    at the onset alone the same bounce kept a +1.5 to +2.3 % error at every tolerance.
 5. **Steps of a bounce.** A row closing at speed (its rate above ``omega`` times ``BEND`` of
    its scale, so not a resting contact's, and arriving: from a gap above zero, or from zero
