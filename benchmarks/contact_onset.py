@@ -38,13 +38,9 @@ K, MASS = 1e6, 0.25
 
 def _drop_run(omega_h: float, rho: float | None, onset, method: str) -> dict:
     import fembody as fb
+    from contact_omega import drop_model
     omega = math.sqrt(K / MASS)
-    m = fb.Model(gravity=(0.0, -9.81))
-    n = m.add_node((0.0, 1e-3))
-    m.add_mass(n, MASS)
-    m.add_surface_contact(n, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=K,
-                          max_penetration=math.inf)
-    m.set_velocity(n, (0.0, -1.0))
+    m = drop_model(K, MASS)
     kw = {} if rho is None else {"rho_inf": rho}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
