@@ -159,7 +159,6 @@ class ContactWatch:
         # tenth of the block's largest radius (0 for points: no floor)
         self._scale = [np.where(np.isfinite(b.tol), b.tol, PENETRATION * float(
             np.max(getattr(b, "radius", 0.0), initial=0.0))) for b in self.blocks]
-        self.n_located = 0           # steps cut to locate a contact's switch (events)
         self._retry = None           # (step start, retries) of the switch being located
         # the rows that closed at speed and are still closed (block -> (rows, omega)) and the
         # longest step they allow [s] (the module docstring; inf: none)
@@ -249,7 +248,6 @@ class ContactWatch:
         if best >= h:
             self._retry = None
             return None
-        self.n_located += 1
         self._retry = (t0, retry + 1)
         return best
 
