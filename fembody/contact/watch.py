@@ -241,7 +241,7 @@ class ContactWatch:
             # closing at speed: the closed part of the step at most STEPS_OMEGA / omega
             shut = self._arrives(j, rows, g0) & (g1 < 0.0)
             wb = self._omega.bounce(j, rows, v)
-            fast = shut & (v > wb * scale)
+            fast = shut & (wb > 0.0) & (v > wb * scale)
             long_ = fast & ((1.0 - s) * h * wb > 1.5 * STEPS_OMEGA)
             if long_.any():
                 best = min(best, float(np.min(s[long_] * h + STEPS_OMEGA / wb[long_])))
@@ -378,7 +378,7 @@ class ContactWatch:
             if hit.any() and rows.size:
                 v = (g0[rows] - g[rows]) / (t - t0)
                 w = self._omega.bounce(j, rows, v)
-                fast = v > w * BEND * _at(self._scale[j], rows)
+                fast = (w > 0.0) & (v > w * BEND * _at(self._scale[j], rows))
                 if fast.any():
                     if held is None:
                         held = (np.zeros(len(g), bool), np.zeros(len(g)), np.zeros(len(g)))
@@ -410,7 +410,9 @@ class _Frequencies:
     and surface contacts (an upper bound per node; the rows of a block are not mapped to the
     contacts' nodes); a node contact by penalty (``add_contact(method='penalty')``,
     ``k delta^n``) its secant stiffness at the closed end's depth, ``k delta^(n - 1)``, over
-    the masses of the nodes it joins (``sum 1 / m_i``: a Gershgorin bound as the estimate's)."""
+    the masses of the nodes it joins (``sum 1 / m_i``: a Gershgorin bound as the estimate's).
+    0 where no mass is known (a node attached to a reduced body carries none of its own): such
+    a row is neither located nor bounded."""
 
     def __init__(self, sys, blocks: list) -> None:
         from .frequency import contact_frequencies, node_masses
@@ -432,7 +434,9 @@ class _Frequencies:
             return np.full(len(rows), math.sqrt(self.fixed))
         kinv, n = self.node[j]
         kinv, n = kinv[rows], n[rows]
-        depth = ((n + 1.0) * v * v / (2.0 * kinv)) ** (1.0 / (n + 1.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = np.where(kinv > 0.0, ((n + 1.0) * v * v / (2.0 * kinv))
+                             ** (1.0 / (n + 1.0)), 0.0)
         return np.sqrt(kinv * np.where(n == 1.0, 1.0, depth ** (n - 1.0)))
 
     def __call__(self, j: int, rows: np.ndarray, depth: np.ndarray) -> np.ndarray:
