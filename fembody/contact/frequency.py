@@ -213,7 +213,9 @@ def warn_unresolved(system, rho_inf: float, h: float, stacklevel: int = 2) -> li
         f"chatters and the run can gain energy (a wrong trajectory, no error). Take "
         f"rho_inf <= {RHO} (generalized-alpha: damps the chatter of resting contacts), or dt "
         f"below {OMEGA_H:g}/omega = {OMEGA_H / w:.3g} s, or a lower stiffness (the "
-        f"penetration grows as 1/stiffness); a contact hit at speed needs the shorter step "
-        f"(rho_inf does not help there); fembody.contact.frequency explains the estimate",
+        f"penetration grows as 1/stiffness); a contact hit at speed needs the shorter step, "
+        f"which the run takes itself where it locates the contact's switches (simulate's "
+        f"contact_onset; rho_inf does not help there); fembody.contact.frequency explains "
+        f"the estimate",
         ContactWarning, stacklevel=stacklevel + 1)
     return found
