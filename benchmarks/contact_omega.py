@@ -45,6 +45,18 @@ def run(model: fb.Model, h: float, rho: float, t_end: float, node) -> dict:
                 warned=any(issubclass(w.category, fb.ContactWarning) for w in caught))
 
 
+def drop_model(k: float, mass: float) -> fb.Model:
+    """The ``--drop`` case's model: a point mass ``mass`` [kg] 1 mm above a fixed plane
+    (penalty ``k`` [N/m], unchecked), moving towards it at 1 m/s under gravity."""
+    m = fb.Model(gravity=(0.0, -9.81))
+    n = m.add_node((0.0, 1e-3))
+    m.add_mass(n, mass)
+    m.add_surface_contact(n, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=k,
+                          max_penetration=math.inf)
+    m.set_velocity(n, (0.0, -1.0))
+    return m
+
+
 def drop(omega_hs: list[float], rhos: list[float]) -> None:
     """The ``--drop`` case (module docstring)."""
     k, mass = 1e6, 0.25
@@ -54,12 +66,7 @@ def drop(omega_hs: list[float], rhos: list[float]) -> None:
     print(f"{'omega h':>8} {'rho_inf':>7} {'dE/E':>10} {'warned':>7}")
     for rho in rhos:
         for wh in omega_hs:
-            m = fb.Model(gravity=(0.0, -9.81))
-            n = m.add_node((0.0, 1e-3))
-            m.add_mass(n, mass)
-            m.add_surface_contact(n, fb.Plane((0.0, 0.0), (0.0, 1.0)), stiffness=k,
-                                  max_penetration=math.inf)
-            m.set_velocity(n, (0.0, -1.0))
+            m = drop_model(k, mass)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", fb.ContactWarning)
                 r = fb.simulate(m, t_end=0.02, dt=wh / omega, rho_inf=rho)

@@ -67,8 +67,11 @@ run; 0.96-0.98 for 0.9, which did not), so ``rho_inf`` is the knob the advice na
 0.5: the force switched on in mid-step, not the undamped frequency, makes that error, and
 ``rho_inf`` does not cure it. Nor did the step control of :mod:`fembody.contact.watch` here
 (``max_penetration`` 1 mm, twice the bounce's depth: 28 steps, -59 % at ``omega h`` 11.4,
-against -0.8 % at ``omega h`` 1): for a contact hit at speed the step is the cure, and the
-warning says so.
+against -0.8 % at ``omega h`` 1), whose first step went unchecked. Since onset-33 a run
+locates such switches in time and bounds the steps of a bounce by ``0.1 / omega``
+(``simulate(contact_onset=...)``, rules 4 and 5 of :mod:`fembody.contact.watch`, which read
+the estimate here through :func:`node_masses` and :func:`contact_frequencies`); the warning
+stays for contacts that stay pressed or chatter, which those rules leave alone.
 """
 from __future__ import annotations
 
@@ -135,37 +138,44 @@ def _springs(label: str, k: float, share: dict, coupled: bool) -> ContactSprings
                           np.full(len(ids), bool(coupled)))
 
 
-def contact_frequencies(system) -> list[tuple[str, float]]:
-    """Each beam and surface contact's label and its estimated highest penalty frequency
-    ``omega`` [rad/s] (the Gershgorin bound of the module docstring; 0.0 for a contact none
-    of whose nodes moves), in the order the model defined them."""
-    springs = getattr(system, "contact_springs", ())
-    if not springs:
-        return []
+def node_masses(system) -> np.ndarray:
+    """Each node's lumped mass [kg] on its free translations ``(n_nodes,)``: the largest over
+    the node's free translations of the mass matrix's row sum over the free translation
+    columns (a consistent mass's rows lumped; rotations left out; the largest: a row next to
+    a fixed DOF loses that column's share, the node's mass not); ``inf`` for a node none of
+    whose translations is free or carries mass."""
     nd = getattr(system, "dim", 2)
     free = system.free_index
-    # each node's lumped mass on its free translations: the row sums of the mass matrix over
-    # the translation columns (a consistent mass's rows lumped; rotations left out)
     dofs = system.node_dofs[:, :nd]
     trans = free[dofs[dofs >= 0]]
     trans = np.unique(trans[trans >= 0])
     M = system.mass_matrix()[trans][:, trans]
     lumped = np.zeros(system.n_free)
     lumped[trans] = np.asarray(M.sum(axis=1)).ravel()
+    out = np.full(len(dofs), math.inf)
+    for i, d in enumerate(dofs):
+        fi = free[d[d >= 0]]
+        m = lumped[fi[fi >= 0]]
+        m = m[m > 0.0]
+        if m.size:
+            out[i] = float(m.max())
+    return out
+
+
+def contact_frequencies(system, masses: np.ndarray | None = None) -> list[tuple[str, float]]:
+    """Each beam and surface contact's label and its estimated highest penalty frequency
+    ``omega`` [rad/s] (the Gershgorin bound of the module docstring; 0.0 for a contact none
+    of whose nodes moves), in the order the model defined them. ``masses``: the nodes'
+    lumped masses (:func:`node_masses`, computed when not given)."""
+    springs = getattr(system, "contact_springs", ())
+    if not springs:
+        return []
+    mass = node_masses(system) if masses is None else masses
     load: dict[int, float] = {}
     for c in springs:
         w = c.stiffness * c.share * np.where(c.coupled, 2.0, 1.0)
         for i, x in zip(c.nodes.tolist(), w.tolist()):
             load[i] = load.get(i, 0.0) + x
-    mass = {}
-    # the largest over the node's free translations: a row sum loses the columns of a fixed
-    # neighbour's DOFs (the x, y rows next to a beam end held in x, y), the node's mass not
-    for i in load:
-        d = dofs[i]
-        fi = free[d[d >= 0]]
-        m = lumped[fi[fi >= 0]]
-        m = m[m > 0.0]
-        mass[i] = float(m.max()) if m.size else math.inf
     out = []
     for c in springs:
         w2 = max((load[i] / mass[i] for i in c.nodes.tolist()), default=0.0)
@@ -203,7 +213,9 @@ def warn_unresolved(system, rho_inf: float, h: float, stacklevel: int = 2) -> li
         f"chatters and the run can gain energy (a wrong trajectory, no error). Take "
         f"rho_inf <= {RHO} (generalized-alpha: damps the chatter of resting contacts), or dt "
         f"below {OMEGA_H:g}/omega = {OMEGA_H / w:.3g} s, or a lower stiffness (the "
-        f"penetration grows as 1/stiffness); a contact hit at speed needs the shorter step "
-        f"(rho_inf does not help there); fembody.contact.frequency explains the estimate",
+        f"penetration grows as 1/stiffness); a contact hit at speed needs the shorter step, "
+        f"which the run takes itself where it locates the contact's switches (simulate's "
+        f"contact_onset; rho_inf does not help there); fembody.contact.frequency explains "
+        f"the estimate",
         ContactWarning, stacklevel=stacklevel + 1)
     return found

@@ -41,8 +41,10 @@ the step (the cut of a step Newton fails: it grows back after four successes), d
 
 Only a step at ``min_dt`` that still goes deeper than ``tol`` stops the run with the error above
 (a penalty too soft for the load: smaller steps cannot help); at ``min_dt`` rules 2 and 3 give
-way. :data:`BEND` sets the resolution (tests/contact/test_step_control.py measures it on a
-ball dropped onto a plane).
+way. The first step of a run is held to them from the start state (:meth:`ContactWatch.start`;
+before onset-33 it went unchecked: a body dropped onto a contact in its first step lost
+59 % of its energy at ``max_penetration`` 1 mm). :data:`BEND` sets the resolution
+(tests/contact/test_step_control.py measures it on a ball dropped onto a plane).
 
 **What BEND means** (a dimensionless fraction of ``tol``, not tuned per model). In contact a
 penalty row oscillates at ``w = sqrt(k / m)`` [rad/s] (``m`` the mass it carries) over a
@@ -58,19 +60,86 @@ dropped balls (k = 1e5, 1e6, 1e7 N/m, radii 0.2, 0.05, 0.02 m) land within 2e-4 
 analytic penalty bounce at BEND = 0.01, against 4e-4 to 4e-3 m at 0.03 and 0.1
 (tests/contact/test_step_control.py).
 
+**Events: a penalty contact's switch located in time** (``simulate(contact_onset=...)``,
+:meth:`ContactWatch.locate`, :attr:`ContactWatch.h_max`; issue 33, onset-33). A penalty
+force switches on or off where a row's gap crosses zero, which a step of the Newmark family
+does not see: it integrates the force at the step's end as if it had acted all along, so a
+row closing (or opening) inside a step by ``g1 < 0`` from ``g0 > 0`` gets about
+``k |g0 g1| / 2`` of energy it never had (or loses it); ``rho_inf`` does not cure it. A point
+mass hitting a plane at 1 m/s gained 6 % at ``omega h`` 0.5 and up to 386 % at 11.4
+(benchmarks/contact_omega.py ``--drop``). The rules, for every watched row (the rows above
+and, with ``contact_onset`` given, those of surface and node contacts without a tolerance;
+a beam contact given ``max_penetration=inf`` stays unwatched, its gaps' cost being the
+point of that choice):
+
+4. **Location.** A row that switches in a step at the secant's fraction ``s`` of it is
+   judged by ``r = omega sqrt(|g0 g1|) / |g'|`` (``g'`` the secant rate): ``r^2`` is the
+   switch's mis-integrated energy over the contact's kinetic energy ``m g'^2 / 2``
+   (``omega^2 = k / m``), and for the secant ``r = omega h sqrt(s (1 - s))``: small where
+   the switch lies near either end of the step or the step resolves the contact. Where
+   ``r > contact_onset`` (and the switch is farther than ``BEND`` of the row's scale from
+   both ends: its tolerance, or a tenth of its radius, so that a resting contact's chatter
+   is left alone) the step is retried ending ``tau`` past the switch, ``omega^2 tau s h =
+   (contact_onset / 2)^2``; it may take a few retries where the gap bends (each a rejected
+   step, counted in ``stats['n_located']``; the start's gap weighs half as much at each retry
+   of the same step, the Illinois rule, since the end of a step deep in a stiff contact lies
+   far off the free motion's line; at most ``simulate.MAX_LOCATE``); then the run goes on
+   with the step it had. The energy error of the switches falls as ``contact_onset^2`` (the
+   trapezoidal rule at ``omega h`` 3: 2.1e-3, 1.3e-5, 6.8e-5, 2.7e-6, 5.6e-8 at 0.1, 0.03,
+   0.01, 0.003, 0.001; tests/contact/test_contact_onset.py). The release counts as much as the onset: located
+   at the onset alone the same bounce kept a +1.5 to +2.3 % error at every tolerance.
+5. **Steps of a bounce.** A row closing at speed (its rate above ``omega`` times ``BEND`` of
+   its scale, so not a resting contact's, and arriving: from a gap above zero, or from zero
+   reached in the step before; a row at gap 0 from the run's start only touches) ends the
+   step at most ``STEPS_OMEGA / omega`` past its switch, and while it stays closed, for at
+   most a period ``2 pi / omega`` (a bounce lasts half of it), the steps are at most that long
+   (:attr:`ContactWatch.h_max`): the half period ``pi / omega`` in about 30 steps, where
+   the contact's phase is right to 1e-3 and generalized-alpha's damping of the contact mode
+   small (location alone left up to -1.8 % at ``rho_inf`` 0.9 and -3 to -25 % at 0.5: one
+   or two steps of ``omega h`` up to 11 in contact; at ``STEPS_OMEGA`` 0.3 the penalty
+   ball of tests/contact/test_step_control.py missed its height by 2.8e-4 m, at 0.1 by
+   2.7e-5 m). Once the row opens the run returns to its step, and the driver restarts the
+   integrator's accelerations consistent with the state, as after an impulse
+   (generalized-alpha's ``a_n`` lags ``q''`` by ``c_a h``, ``c_a = -1/3`` at ``rho_inf``
+   0.5: grown back to ``dt`` at once it read the bounce's accelerations, +3.5 % at
+   ``omega h`` 11.4; restarted -0.9 %, the scheme's damping of the contact mode).
+
+``omega`` is the penalty frequency of :mod:`fembody.contact.frequency`: a beam or surface
+contact's rows take the highest estimate over the model's beam and surface contacts (the
+rows are not mapped to the contacts' nodes: an upper bound), a node contact by penalty its
+secant stiffness ``k delta^(n - 1)`` over the masses of its nodes (at the closed end's depth
+for rule 4, at the depth its approach speed reaches, ``k delta^(n+1) / (n+1) = m v^2 / 2``,
+for rule 5). Not covered: a contact that switches and is not watched (a beam contact with
+``max_penetration=inf``), impulse contacts (located by :mod:`fembody.run.impact`), a row
+whose mass is not known (a node attached to a reduced body), and impacts so slow that their
+whole bounce stays within ``BEND`` of the row's scale: the floor of rule 4 leaves them to
+rule 2, as before (tests/contact/test_beams.py's beam dropped across another at 0.1 m/s, 5 um
+deep against a 5 um floor, drifts 2.8e-2 of its energy at dt = 0.1 ms either way). A floor of
+``BEND^2`` of the scale located it (drift 3.8e-6) but also the chatter of the checked bundle
+of benchmarks/beam_bundle.py (its rows rattling at omega h 12-25: 36 -> 541 steps and 718
+retries over 30 ms); what would tell the two apart is the switch's energy against the run's,
+not yet written.
+
 The time (or load factor) and the results so far are attached by the driver (``err.time``,
 ``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
 ``fembody.run``: the statics call it too and sit beside the driver, not below it.)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ModelError
+from .beams import PENETRATION
 
 #: in a step that touches, a gap may leave its straight course by this fraction of the
 #: contact's max_penetration (the step rule of the module docstring)
 BEND = 0.01
+#: while a contact that closed at speed stays closed, the step is at most this over its
+#: penalty frequency omega (the module docstring: its half period pi / omega in at least
+#: about ten steps)
+STEPS_OMEGA = 0.1
 
 
 class ContactWatch:
@@ -78,18 +147,117 @@ class ContactWatch:
     model has no beam or surface contact with a finite tolerance. ``run``: 'simulate' (the
     checks are at times [s]) or 'static' (at load factors)."""
 
-    def __init__(self, sys, run: str = "simulate") -> None:
+    def __init__(self, sys, run: str = "simulate", onset: float | None = None) -> None:
         self.sys, self.run = sys, run
         watch = getattr(sys, "beam_contact_watch", None)
         self.candidates = watch if watch is not None and watch.parts else None
-        self.blocks = [b for b in (list(getattr(sys, "beam_contact_blocks", ()))
-                                   + list(getattr(sys, "surface_contact_blocks", ()))
-                                   + list(getattr(sys, "penalty_blocks", ())))
-                       if np.isfinite(b.tol).any()]
+        beams = list(getattr(sys, "beam_contact_blocks", ()))
+        points = (list(getattr(sys, "surface_contact_blocks", ()))
+                  + list(getattr(sys, "penalty_blocks", ())))
+        # with the events located (onset), the unchecked surface and node contacts
+        # (max_penetration inf, their default without a radius) are watched too: rules 1-3
+        # never fire on a row without a tolerance. A beam contact unchecked is not: its
+        # default is checked, so inf is the user's choice to skip its gaps (their cost: a
+        # third of a step of benchmarks/beam_bundle.py)
+        self.onset = onset
+        self.blocks = [b for b in beams + points if np.isfinite(b.tol).any()
+                       or (onset is not None and not any(b is x for x in beams))]
+        self._omega = None if onset is None else _Frequencies(sys, self.blocks)
+        # each row's length scale of the event rules: its max_penetration, or without one a
+        # tenth of the block's largest radius (0 for points: no floor)
+        self._scale = [np.where(np.isfinite(b.tol), b.tol, PENETRATION * float(
+            np.max(getattr(b, "radius", 0.0), initial=0.0))) for b in self.blocks]
+        self._retry = None           # (step start, retries) of the switch being located
+        # the rows that closed at speed and are still closed (block -> (rows, omega)) and the
+        # longest step they allow [s] (the module docstring; inf: none)
+        self.bouncing: dict = {}
+        self.h_max = math.inf
 
         # (t, gaps per block) of the last two accepted states, for the step rule
         self.past: list = []
         self._seen = None            # (q, gaps per block) of the last step too_deep measured
+
+    def start(self, q: np.ndarray, t: float) -> None:
+        """Take the state ``q`` at ``t`` [s] a run starts from as the last accepted one (no
+        check: a start inside is the contacts' own error), so that its first step is held to
+        the rules too (a body dropped onto a contact hit it in the first step unchecked)."""
+        if self.blocks and not self.past:
+            self.past = [(t, [np.where(z, g, np.inf) for g, z in
+                              (self._gaps(b, q) for b in self.blocks)])]
+
+    def saved(self) -> dict:
+        """What the rules read of the run so far (a checkpoint keeps it: a resumed run is
+        cut where the uninterrupted one was)."""
+        return {"past": list(self.past), "bouncing": dict(self.bouncing),
+                "h_max": self.h_max}
+
+    def restore(self, state: dict) -> None:
+        """Take back :meth:`saved`'s state."""
+        self.past, self.bouncing = list(state["past"]), dict(state["bouncing"])
+        self.h_max = state["h_max"]
+
+    def _end_gaps(self, q: np.ndarray) -> list:
+        """The gaps and zones per block at ``q`` (kept for :meth:`too_deep` and
+        :meth:`accepted` at the same configuration)."""
+        if self._seen is None or not np.array_equal(self._seen[0], q):
+            self._seen = (q.copy(), [self._gaps(b, q) for b in self.blocks])
+        return self._seen[1]
+
+    def locate(self, q: np.ndarray, t: float, h: float) -> float | None:
+        """The step [s] to retry a step of ``h`` [s] ending at ``q`` at ``t`` with, or None
+        (the event rules of the module docstring): a penalty row that opens or closes in it
+        too far from both of its ends (``contact_onset``) has the step end just past its
+        switch; a row that closes in it at speed has it end at most
+        :data:`STEPS_OMEGA` ``/ omega`` past its switch."""
+        if self.onset is None or not self.past or not self.blocks:
+            return None
+        t0, before = self.past[-1]
+        if not t > t0:
+            return None
+        ends = self._end_gaps(q)
+        eps, best = self.onset, math.inf
+        retry = self._retry[1] if self._retry is not None and self._retry[0] == t0 else 0
+        for j, b in enumerate(self.blocks):
+            g, zone = ends[j]
+            g0 = before[j]
+            sw = zone & np.isfinite(g) & np.isfinite(g0) & ((g < 0.0) != (g0 < 0.0))
+            if not sw.any():
+                continue
+            rows = np.flatnonzero(sw)
+            g1, g0 = g[rows], g0[rows]
+            scale = BEND * _at(self._scale[j], rows)
+            # the secant's switch, a fraction of h; retried from the same start, the start's
+            # gap weighs half as much each time (Illinois: the end of a step deep in a stiff
+            # contact is far off the free motion's line, and the plain secant creeps)
+            g0w = g0 * 0.5 ** retry
+            s = g0w / (g0w - g1)
+            v = np.abs(g0 - g1) / h
+            # omega times the geometric mean of the two ends' distances from the switch,
+            # over the gap's speed: the square root of the switch's mis-integrated energy
+            # k |g0 g1| / 2 over the contact's kinetic energy m v^2 / 2 (module docstring);
+            # a switch within BEND of the row's scale from both ends (rule 2's allowance) is
+            # left alone (chatter of a resting contact)
+            w = self._omega(j, rows, np.maximum(-g1, -g0))
+            r = w * np.sqrt(np.abs(g0 * g1)) / np.where(v > 0.0, v, np.inf)
+            bad = (r > eps) & (np.abs(g0 * g1) > scale ** 2)
+            if bad.any():
+                sb, wb = s[bad], w[bad]
+                # past the switch by tau, omega^2 tau (s h) = (eps / 2)^2: the retried step's
+                # ratio is half the bound where the gap is straight over the step
+                tau = (0.5 * eps / wb) ** 2 / np.maximum(sb * h, 1e-300)
+                best = min(best, float(np.min(np.minimum(sb * h + tau, 0.5 * (1.0 + sb) * h))))
+            # closing at speed: the closed part of the step at most STEPS_OMEGA / omega
+            shut = self._arrives(j, rows, g0) & (g1 < 0.0)
+            wb = self._omega.bounce(j, rows, v)
+            fast = shut & (wb > 0.0) & (v > wb * scale)
+            long_ = fast & ((1.0 - s) * h * wb > 1.5 * STEPS_OMEGA)
+            if long_.any():
+                best = min(best, float(np.min(s[long_] * h + STEPS_OMEGA / wb[long_])))
+        if best >= h:
+            self._retry = None
+            return None
+        self._retry = (t0, retry + 1)
+        return best
 
     def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gaps and zones of block ``b`` at ``q``; a planar beam block's signed by the
@@ -108,9 +276,9 @@ class ContactWatch:
         ends deeper than its tolerance, or, touching at either end of the step, its gap leaves
         the straight line through its last two accepted values by more than :data:`BEND` of
         its tolerance."""
-        self._seen = (q.copy(), [self._gaps(b, q) for b in self.blocks])
+        ends = self._end_gaps(q)
         for j, b in enumerate(self.blocks):
-            g, zone = self._seen[1][j]
+            g, zone = ends[j]
             bad = zone & (g < -b.tol)
             why = "penetrate by {:.3g} m"
             if not bad.any() and self.past:
@@ -185,4 +353,104 @@ class ContactWatch:
                        "the forces. Give a larger stiffness (the penetration is about force "
                        "/ stiffness)")
                     + "; or, if the penetration is acceptable, a larger max_penetration")
+        if self.onset is not None and self.past:
+            self._bounces(now, t)
         self.past = (self.past + [(t, now)])[-2:]
+
+    def _arrives(self, j: int, rows: np.ndarray, g0: np.ndarray) -> np.ndarray:
+        """Which of block ``j``'s ``rows``, open at the last accepted state with the gaps
+        ``g0``, arrive at their contact: a gap above zero, or at zero reached by closing in
+        the step before (a row at gap 0 from the run's start, or resting there, only
+        touches: no bounce)."""
+        out = g0 > 0.0
+        if len(self.past) == 2:
+            before = self.past[0][1][j][rows]
+            out |= (g0 == 0.0) & np.isfinite(before) & (before > 0.0)
+        return out
+
+    def _bounces(self, now: list, t: float) -> None:
+        """Keep the rows that closed at speed in the step just accepted and are still closed,
+        for at most a period ``2 pi / omega`` from their closing (a bounce lasts half of it;
+        a row closed longer rests on its contact), and the step :attr:`h_max` they allow
+        (``now``: the gaps per block at ``t``, inf out of zone; the module docstring)."""
+        t0, before = self.past[-1]
+        h_max = math.inf
+        for j, b in enumerate(self.blocks):
+            g, g0 = now[j], before[j]
+            closed = g < 0.0
+            hit = closed & (g0 >= 0.0) & np.isfinite(g0)
+            held = self.bouncing.get(j)             # (rows, omega, closing time) per row
+            if hit.any():
+                rows = np.flatnonzero(hit)
+                rows = rows[self._arrives(j, rows, g0[rows])]
+            if hit.any() and rows.size:
+                v = (g0[rows] - g[rows]) / (t - t0)
+                w = self._omega.bounce(j, rows, v)
+                fast = (w > 0.0) & (v > w * BEND * _at(self._scale[j], rows))
+                if fast.any():
+                    if held is None:
+                        held = (np.zeros(len(g), bool), np.zeros(len(g)), np.zeros(len(g)))
+                    on, omega, since = held
+                    on, omega, since = on.copy(), omega.copy(), since.copy()
+                    r = rows[fast]
+                    on[r], omega[r], since[r] = True, w[fast], t0
+                    held = (on, omega, since)
+            if held is not None:
+                on, omega, since = held
+                keep = on & closed & (omega * (t - since) < 2.0 * math.pi)
+                if keep.any():
+                    self.bouncing[j] = (keep, omega, since)
+                    h_max = min(h_max, STEPS_OMEGA / float(omega[keep].max()))
+                else:
+                    self.bouncing.pop(j, None)
+        self.h_max = h_max
+
+
+def _at(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``x[rows]``, or ``x`` where it is one value for all rows."""
+    return x[rows] if np.ndim(x) and len(x) > 1 else x
+
+
+class _Frequencies:
+    """The squared penalty frequency ``omega^2`` [rad^2/s^2] of the watched rows, for the event
+    rule (:meth:`ContactWatch.locate`): a beam or surface contact's block takes the highest
+    estimate of :func:`fembody.contact.frequency.contact_frequencies` over the model's beam
+    and surface contacts (an upper bound per node; the rows of a block are not mapped to the
+    contacts' nodes); a node contact by penalty (``add_contact(method='penalty')``,
+    ``k delta^n``) its secant stiffness at the closed end's depth, ``k delta^(n - 1)``, over
+    the masses of the nodes it joins (``sum 1 / m_i``: a Gershgorin bound as the estimate's).
+    0 where no mass is known (a node attached to a reduced body carries none of its own): such
+    a row is neither located nor bounded."""
+
+    def __init__(self, sys, blocks: list) -> None:
+        from .frequency import contact_frequencies, node_masses
+        from .nodes import PenaltyBlock
+        masses = node_masses(sys)
+        w = max((x for _, x in contact_frequencies(sys, masses)), default=0.0)
+        self.fixed = w * w
+        self.node = {}
+        for j, b in enumerate(blocks):
+            if isinstance(b, PenaltyBlock):
+                inv = np.array([sum(1.0 / masses[n.id] for n in c.nodes) for c in b.contacts])
+                self.node[j] = (b.k * inv, b.n)
+
+    def bounce(self, j: int, rows: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """omega [rad/s] of block ``j``'s ``rows`` hitting at the speeds ``v`` [m/s]: at the
+        depth the contact's energy reaches, ``k delta^(n+1) / (n+1) = m v^2 / 2``, for a
+        node contact by penalty (``k delta^n``); the estimate otherwise."""
+        if j not in self.node:
+            return np.full(len(rows), math.sqrt(self.fixed))
+        kinv, n = self.node[j]
+        kinv, n = kinv[rows], n[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            depth = np.where(kinv > 0.0, ((n + 1.0) * v * v / (2.0 * kinv))
+                             ** (1.0 / (n + 1.0)), 0.0)
+        return np.sqrt(kinv * np.where(n == 1.0, 1.0, depth ** (n - 1.0)))
+
+    def __call__(self, j: int, rows: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """omega [rad/s] of block ``j``'s ``rows`` closed to ``depth`` [m]."""
+        if j not in self.node:
+            return np.full(len(rows), math.sqrt(self.fixed))
+        kinv, n = self.node[j]
+        n = n[rows]
+        return np.sqrt(kinv[rows] * np.where(n == 1.0, 1.0, depth ** (n - 1.0)))

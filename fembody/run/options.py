@@ -18,6 +18,9 @@ from .. import validate
 from ..errors import ModelError
 from . import checkpoint as ckpt
 from ..system.constraint_rank import MODES as REDUNDANT_MODES
+#: the default ``contact_onset`` of :class:`RunOptions` (the located switch of a penalty
+#: contact; the basis: :mod:`fembody.contact.watch`)
+CONTACT_ONSET = 0.01
 # what the driver hands an integrator itself, never a user's option
 _INTERNAL = frozenset({"self", "system", "rows"})
 
@@ -57,6 +60,14 @@ class RunOptions:
     adaptive : bool, default False
         The variable-step form of the method (``method='gill'``: step doubling; refused for
         the others by :func:`fembody.dynamics.ode.explicit_method`).
+    contact_onset : float or None, default :data:`CONTACT_ONSET`
+        The located switch of a penalty contact (> 0): a step in which a penalty row opens
+        or closes is retried, ending just past the switch, unless the switch lies so near
+        one of its ends that ``omega sqrt(|g0 g1|) / |g'| <= contact_onset`` (``g0, g1`` the
+        row's gaps at the step's ends, ``g'`` their secant rate, ``omega`` the contact's
+        penalty frequency): the switch's energy error is then at most about
+        ``contact_onset**2`` of the contact's kinetic energy
+        (:meth:`fembody.contact.watch.ContactWatch.locate`). None: no location.
     """
 
     dt: float
@@ -73,6 +84,7 @@ class RunOptions:
     redundant: str = "error"
     project_velocities: bool = False
     adaptive: bool = False
+    contact_onset: float | None = CONTACT_ONSET
 
     def __post_init__(self) -> None:
         w = "simulate"
@@ -95,6 +107,14 @@ class RunOptions:
         validate.choice("redundant", self.redundant, REDUNDANT_MODES, where=w)
         validate.choice("project_velocities", self.project_velocities, (True, False), where=w)
         validate.choice("adaptive", self.adaptive, (True, False), where=w)
+        if self.contact_onset is not None:
+            try:
+                set_(self, "contact_onset", validate.number(
+                    "contact_onset", self.contact_onset, minimum=0.0, strict_min=True, where=w))
+            except ModelError as err:
+                raise ModelError(f"{err}: give the tolerance of the penalty contacts' located "
+                                 f"switches, a number > 0 (default {CONTACT_ONSET}; smaller is "
+                                 "finer), or None to locate none") from None
         if self.callback is not None and not callable(self.callback):
             raise ModelError(f"simulate: callback must be a function of the Result or None, "
                              f"got {self.callback!r}")
@@ -170,4 +190,4 @@ class MethodOptions:
 
 RUN_OPTIONS = ("save_every", "min_dt", "max_cuts", "progress", "callback", "checkpoint",
                "checkpoint_every", "monitor", "monitor_bound", "redundant", "project_velocities",
-               "v0", "adaptive")
+               "v0", "adaptive", "contact_onset")

@@ -32,7 +32,7 @@ from .impact import ImpactHandler, for_run
 from .monitor import RunMonitor
 from .motion_watch import MotionWatch
 from ..dynamics.newmark import HHT, GeneralizedAlpha, Newmark
-from .options import MethodOptions, RunOptions
+from .options import CONTACT_ONSET, MethodOptions, RunOptions
 from .redundancy import RankWatch
 from ..dynamics.structure import DiscreteGradient
 
@@ -59,7 +59,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
              checkpoint_every: int | float | None = None, monitor: bool = True,
              monitor_bound: float = 10.0, project_velocities: bool = False,
              redundant: str = "error", v0: np.ndarray | None = None, adaptive: bool = False,
-             **options) -> Result:
+             contact_onset: float | None = CONTACT_ONSET, **options) -> Result:
     """Integrate the model's motion from t = 0 to ``t_end`` [s] with steps ``dt`` [s].
 
     ``method``: 'generalized-alpha' (default, ``rho_inf=0.9``), 'hht' (``alpha``), 'newmark' /
@@ -107,7 +107,10 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
     family, a beam or surface contact whose estimated penalty frequency ``omega`` gives
     ``omega dt`` above 3.5 while the scheme's ``rho_inf`` is above 0.5 is warned of, once
     (:class:`fembody.ContactWarning`, :mod:`fembody.contact.frequency`): such a contact
-    chatters and the run can gain energy.
+    chatters and the run can gain energy. A penalty contact (surface, node or beam contact)
+    that opens or closes inside a step has the step cut to end at its switch, and while one
+    hit at speed stays closed the steps are at most ``0.1 / omega`` (``contact_onset``,
+    :mod:`fembody.contact.watch`; ``stats['n_located']`` counts the cut steps).
 
     The recorded accelerations and joint multipliers (reactions, driving forces and torques)
     of the Newmark family are those of the index-1 equations at each saved (q, q', t), not
@@ -175,6 +178,11 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         The factor the monitor allows.
     project_velocities : bool, default False
         Project inconsistent initial velocities onto the joints instead of refusing them.
+    contact_onset : float or None, default 0.01
+        The tolerance of a penalty contact's located switch
+        (:class:`fembody.run.options.RunOptions`): the energy a switch inside a step
+        mis-integrates stays below about its square times the contact's kinetic energy; None
+        locates none (the step control of ``max_penetration`` alone).
     **options
         The method's options (``tol``, ``rho_inf``, ``linear_solver``, ...; see above).
 
@@ -215,7 +223,7 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
                       checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                       monitor=monitor, monitor_bound=monitor_bound,
                       redundant=redundant, project_velocities=project_velocities,
-                      adaptive=adaptive)
+                      adaptive=adaptive, contact_onset=contact_onset)
     cls, options = _method(method, options, opts.adaptive)
     method_opts = MethodOptions(cls, method, options)
     sys = for_run(as_system(model))     # the compiled System, or its copy with run state
@@ -278,7 +286,7 @@ def _start(sys: System, cls: type, method, method_opts: MethodOptions, opts: Run
     run = RunState(integ=integ, rows=rows, contacts=contacts, power=power, result=result,
                    dt=opts.dt, t_end=opts.t_end, save_every=opts.save_every, h=opts.dt,
                    min_h=opts.min_step, monitor=bool(opts.monitor),
-                   monitor_bound=opts.monitor_bound)
+                   monitor_bound=opts.monitor_bound, contact_onset=opts.contact_onset)
     if getattr(sys, "friction_blocks", None):     # Coulomb friction: its energy terms
         run.acc.update(friction=0.0, friction_elastic=0.0)
     _record(run, sys)
@@ -333,6 +341,12 @@ class RunState:
         The penalty contacts' approach speeds, the frictional contacts' anchors and the
         planar beam pairs' sides at the last checkpoint (the run's
         :class:`fembody.contact.ContactState`, saved).
+    contact_onset : float or None
+        The run's ``contact_onset`` (:class:`fembody.run.options.RunOptions`; None in a
+        checkpoint written before it existed: no location).
+    watch : dict
+        The contact watch's state at the last checkpoint
+        (:meth:`fembody.contact.watch.ContactWatch.saved`; empty: none yet).
     """
 
     integ: Any
@@ -353,6 +367,8 @@ class RunState:
                                                "dissipated": 0.0})
     wall: float = 0.0
     penalty: dict = field(default_factory=dict)
+    contact_onset: float | None = None
+    watch: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The fields by name (what a checkpoint file holds), not copied."""
@@ -468,7 +484,12 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     if getattr(sys, "beam_contact_watch", None) is not None or getattr(
             sys, "surface_contact_blocks", None) or getattr(sys, "penalty_blocks", None):
         from ..contact.watch import ContactWatch    # (contact loads only when used)
-        touches = ContactWatch(sys)
+        touches = ContactWatch(sys, onset=run.contact_onset)
+        if run.watch:                   # a resumed run: the watch's state at its checkpoint
+            touches.restore(run.watch)
+        else:
+            touches.start(integ.q, integ.t)
+        result.stats.setdefault("n_located", 0)
     frictional = bool(getattr(sys, "friction_blocks", None))
     sided = bool(getattr(sys, "side_blocks", None)) and sys.contact_state is not None
     # grid points run several to a compiled call (:func:`_batch`) where nothing but what can
@@ -503,6 +524,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                         _record(run, sys)   # keep the state where the growth was seen
                     raise
         if saver.path is not None:
+            if touches:
+                run.watch = touches.saved()
             saver(run, i == n_grid, wall0 + _time.perf_counter())
 
     def after_batch(i: int, done: "Batch") -> None:
@@ -561,6 +584,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
         if watch is not None:
             watch.v_prev = done.v_start.copy()
 
+    h_back = None                       # the step before a switch was located (locate)
+    tries = 0                           # the current step's retries at switches (locate)
     skip = 0                            # grid points below it were run by a batch
     h_try = h                           # the last step's size (a point reached without one)
     try:
@@ -587,8 +612,11 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             rank.interval()
             while t_target - integ.t > 1e-9 * dt:
                 remaining = t_target - integ.t
-                last = remaining <= h * (1.0 + 1e-9)
-                h_try = remaining if last else h
+                # (a penalty contact hit at speed: its steps, ContactWatch.h_max)
+                h_go = h if touches is None or h <= touches.h_max else max(touches.h_max,
+                                                                           min_h)
+                last = remaining <= h_go * (1.0 + 1e-9)
+                h_try = remaining if last else h_go
                 if rank.t_stop is not None:     # redoing the way into a singular state
                     h_try = rank.clip(integ.t)
                     last = h_try >= remaining * (1.0 - 1e-9)
@@ -603,13 +631,28 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
+                if ok and touches and h_try > min_h and tries < MAX_LOCATE:
+                    # a penalty row that opens or closes too far inside the step: the step
+                    # is retried ending just past the switch, then the run goes on with the
+                    # step it had (fembody.contact.watch, ContactWatch.locate)
+                    h_at = touches.locate(integ.q, integ.t, h_try)
+                    if h_at is not None and h_at < h_try:
+                        integ.reject_accepted(state)
+                        result.stats["n_located"] += 1
+                        tries += 1
+                        if h_back is None:
+                            h_back = h
+                        h = max(h_at, min_h)
+                        log.info("step rejected (a penalty contact opens or closes inside "
+                                 "it); retrying with h = %.3g s, ending at the switch", h)
+                        continue
                 if ok and touches and 0.5 * h_try >= min_h:
                     # a step into a penalty contact deeper than its tolerance is cut
                     # (fembody.contact.watch); at min_dt the watch stops the run
                     deep = touches.too_deep(integ.q, integ.t)
                     if deep is not None:
                         integ.reject_accepted(state)
-                        h, good = 0.5 * h_try, 0
+                        h, good, h_back = 0.5 * h_try, 0, None
                         log.info("step rejected (%s); retrying with h = %.3g s", deep, h)
                         continue
                 if not ok:
@@ -622,7 +665,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                         good = 0
                         continue
                     h = 0.5 * h_try
-                    good = 0
+                    good, h_back = 0, None
                     log.info("step rejected (%s); retrying with h = %.3g s", msg, h)
                     if h < min_h and rank.giving_up(integ, result):
                         h = h_try
@@ -641,7 +684,15 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 if motions:
                     motions.accepted(integ.t)
                 if touches:
+                    bounced = touches.h_max < math.inf
                     touches.accepted(integ.q, integ.t)
+                    if bounced and touches.h_max == math.inf:
+                        # a bounce ended: the steps grow back to h at once, and the
+                        # generalized-alpha family's acceleration variable a_n ~ q''(t_n +
+                        # c_a h), filtered over the bounce's short steps, would read the
+                        # contact's accelerations back to t_n + c_a h (c_a = -1/3 at rho_inf
+                        # 0.5: +3.5 % in a bounce at omega h 11.4): restart it consistent
+                        integ.restart(integ.q, integ.v)
                 if frictional:              # the anchors move to the accepted state
                     d_fric, acc["friction_elastic"] = sys.contact_state.advance(sys, integ.q)
                     acc["friction"] += d_fric
@@ -650,6 +701,9 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 power.add_to(integ, h_try, acc)
                 if watch is not None:
                     watch.after_step(integ, h_try)
+                tries = 0
+                if h_back is not None:      # past a located switch: the step it had
+                    h, h_back = h_back, None
                 good += 1
                 if h < dt and good >= 4:
                     h, good = min(2.0 * h, dt), 0
@@ -833,6 +887,9 @@ def _method(method: str | type, options: dict, adaptive: bool = False) -> tuple[
 _EMPTY = np.zeros(0)
 #: the most grid points :func:`drive` runs in one compiled call (:func:`_batch`)
 BATCH = 1000
+#: the most retries of one step at penalty contacts' switches (ContactWatch.locate; a
+#: switch the secant has not reached by then, where the gap bends, is kept where it is)
+MAX_LOCATE = 20
 
 
 class _Power:
