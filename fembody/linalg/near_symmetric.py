@@ -46,7 +46,15 @@ The rule, checked on every matrix (nothing is assumed of a model):
    three: the fill ratio's and the two orderings of :func:`fewest_flops`). Where they do not
    (a contact model, whose candidates are not filled), the matrix's own nonzeros are held:
    the bundle of beams falling flat never fills its rotational couplings, and holding them
-   only grew its factor. A
+   only grew its factor. New entries outside the kept pattern that are all at most
+   :data:`ROUNDOFF_TOL` of the largest ``|A_ij|`` do not count: they are left out of the
+   factorised ``F`` (which rule 2's refinement against ``S`` itself answers for), and the
+   pattern is kept if the rules above keep it for the other entries. Why: a beam's tangent
+   holds entries that cancel exactly in some configurations and not in others (the flat
+   bundle of benchmarks/beam_bundle.py: element entries of 1e-17 to 3e-16 of the largest,
+   a few per Newton iterate, each of which cost a new analysis, about half a numeric
+   factorisation, three of the six in its first step from rest), while the entries of a
+   contact or a deformation that appear are 1e-13 of it and larger. A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
@@ -201,6 +209,17 @@ class _Held:
         self.factorised = self.decided = False
         self.indptr = np.zeros(part.n + 1, dtype=np.int32)
         np.cumsum(np.bincount(cols, minlength=part.n), out=self.indptr[1:])
+        self._left: np.ndarray | None = None    # the stored lower entries outside it
+
+    def roundoff_outside(self, vals: np.ndarray, top: float) -> bool:
+        """Whether every entry of ``vals`` (the symmetric part on the stored lower entries)
+        outside this pattern is at most ``ROUNDOFF_TOL * top`` in size (``top`` the largest
+        ``|A_ij|``): round-off of the matrix's forming, which the factor may leave out
+        (module docstring, rule 1). The positions outside are listed at the first call."""
+        left = self._left
+        if left is None:
+            left = self._left = np.flatnonzero(self.keep == 0)
+        return float(np.max(np.abs(vals[left]), initial=0.0)) <= ROUNDOFF_TOL * top
 
 
 class _Analyses:
@@ -364,6 +383,9 @@ class SymmetricPart:
         asym = diff / top if top > 0.0 else np.inf
         if not asym < np.inf:
             return np.inf, None, top
+        if (outside and held is not None and outside <= NEAR_PATTERN_SLACK * nonzero
+                and held.roundoff_outside(vals, top)):
+            outside = 0           # round-off entries alone: left out of F (rule 1)
         held = self._pattern_for(vals, nonzero, outside)
         L = sp.csc_matrix((self.n, self.n))
         # (the arrays are this pass's own, well formed: no check or copy by the constructor)
