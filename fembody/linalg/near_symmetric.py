@@ -209,17 +209,6 @@ class _Held:
         self.factorised = self.decided = False
         self.indptr = np.zeros(part.n + 1, dtype=np.int32)
         np.cumsum(np.bincount(cols, minlength=part.n), out=self.indptr[1:])
-        self._left: np.ndarray | None = None    # the stored lower entries outside it
-
-    def roundoff_outside(self, vals: np.ndarray, top: float) -> bool:
-        """Whether every entry of ``vals`` (the symmetric part on the stored lower entries)
-        outside this pattern is at most ``ROUNDOFF_TOL * top`` in size (``top`` the largest
-        ``|A_ij|``): round-off of the matrix's forming, which the factor may leave out
-        (module docstring, rule 1). The positions outside are listed at the first call."""
-        left = self._left
-        if left is None:
-            left = self._left = np.flatnonzero(self.keep == 0)
-        return float(np.max(np.abs(vals[left]), initial=0.0)) <= ROUNDOFF_TOL * top
 
 
 class _Analyses:
@@ -378,13 +367,12 @@ class SymmetricPart:
         vals = np.empty(self.low.shape[0])
         held = self._held
         keep = held.keep if held is not None else self._no_keep()
-        top, diff, nonzero, outside = _kernels.symmetric_values(
+        top, diff, nonzero, outside, big = _kernels.symmetric_values(
             data, self.low, self.low_mirror, keep, vals)
         asym = diff / top if top > 0.0 else np.inf
         if not asym < np.inf:
             return np.inf, None, top
-        if (outside and held is not None and outside <= NEAR_PATTERN_SLACK * nonzero
-                and held.roundoff_outside(vals, top)):
+        if outside and held is not None and big <= ROUNDOFF_TOL * top:
             outside = 0           # round-off entries alone: left out of F (rule 1)
         held = self._pattern_for(vals, nonzero, outside)
         L = sp.csc_matrix((self.n, self.n))
