@@ -52,9 +52,12 @@ The rule, checked on every matrix (nothing is assumed of a model):
    pattern is kept if the rules above keep it for the other entries. Why: a beam's tangent
    holds entries that cancel exactly in some configurations and not in others (the flat
    bundle of benchmarks/beam_bundle.py: element entries of 1e-17 to 3e-16 of the largest,
-   a few per Newton iterate, each of which cost a new analysis, about half a numeric
-   factorisation, three of the six in its first step from rest), while the entries of a
-   contact or a deformation that appear are 1e-13 of it and larger. A
+   a few at some Newton iterates, each of which cost a new analysis, about half a numeric
+   factorisation: in its first step from rest three of the six matrices brought only such
+   entries, and two of those now keep the analysis, the third losing more than the slack),
+   while the entries that a contact or a deformation brings lie above it (1e-13 of the
+   largest and up in the first steps; later a few element entries from 3e-14 on, which
+   count). A
    pivot that is not positive (``F`` is not positive definite): the caller's LU.
 2. Each solve refines ``x_k = x_(k-1) + dx_k``, ``dx_k = F^-1 (b - S x_(k-1))``, from
    ``x_0 = F^-1 b``, and returns ``x_k`` once both hold:
