@@ -1,7 +1,9 @@
 """The first steps of contact models started at rest and touching (issue 33, study
 first-33): CPU per run of 1, 15 and 60 steps of generalized-alpha on a tree of fembody and on
-a base tree, interleaved (a fresh process per tree per round, ``OPENBLAS_NUM_THREADS=1``),
-with the final states' largest differences between the trees. Models: the bundle of
+a base tree, interleaved (a fresh process per tree per round, the trees' order alternating
+from round to round, ``OPENBLAS_NUM_THREADS=1``), with the CPU inside their factorisations
+(the Newton loop's and the initial acceleration's, symbolic analyses included) and the
+final states' largest differences between the trees. Models: the bundle of
 benchmarks/beam_bundle.py (10 x 100, no contact / frictionless / friction, h = 1 ms, the
 beams touching at gap 0), a beam of 100 elements lying on a plane at gap 0 under gravity
 (friction 0.3), the same beam dropped from 1 mm above it, and the capstan of
@@ -80,7 +82,20 @@ def worker(out_npz: str) -> None:
     """One tree's round: per model and run length, CPU [s], counters and the final q."""
     import warnings
     import fembody as fb
+    from fembody.linalg import linalg
     warnings.simplefilter("ignore")           # (the bundle's ContactWarning, once per run)
+    # the CPU inside the runs' factorisations (symbolic analyses included): the part of a
+    # run the solver's choices decide, steadier than the whole run's on a loaded machine
+    inside = [0.0]
+    factorize = linalg.SaddlePointSolver.factorize
+
+    def timed(self, *a, **k):
+        t0 = time.process_time()
+        try:
+            return factorize(self, *a, **k)
+        finally:
+            inside[0] += time.process_time() - t0
+    linalg.SaddlePointSolver.factorize = timed
     rows, states = {}, {}
     for name, (make, h) in models().items():
         model = make()
@@ -88,11 +103,12 @@ def worker(out_npz: str) -> None:
         row = {}
         for n in STEPS:
             s = model.compile()
+            inside[0] = 0.0
             t0 = time.process_time()
             res = fb.simulate(s, t_end=n * h, dt=h)
             cpu = time.process_time() - t0
             st = res.stats
-            row[str(n)] = dict(cpu=cpu, status=st["status"], **{
+            row[str(n)] = dict(cpu=cpu, factorize=inside[0], status=st["status"], **{
                 k: st[k] for k in ("n_steps", "n_newton", "n_residual", "n_tangent",
                                    "n_factor")})
             states[f"{name}|{n}"] = np.asarray(res.q[-1])
@@ -117,7 +133,8 @@ def main() -> None:
     loads = []
     tmp = tempfile.mkdtemp(prefix="first_step_")
     for k in range(args.rounds):
-        for t, path in trees.items():
+        order = list(trees.items())
+        for t, path in (order if k % 2 == 0 else order[::-1]):     # (alternating order)
             npz = os.path.join(tmp, f"{t}.npz")
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--base",
                                   args.base, "--worker", npz],
@@ -131,11 +148,12 @@ def main() -> None:
     from _common import machine, save
     rows = {}
     print(f"{'model':>24} {'steps':>5} {'base ms':>9} {'this ms':>9} {'ratio':>6} "
-          f"{'newton':>11} {'factor':>11} {'max |dq|':>9}")
+          f"{'factorising':>15} {'newton':>11} {'factor':>11} {'max |dq|':>9}")
     for name in runs["base"][0]:
         rows[name] = {}
         for n in map(str, STEPS):
             best = {t: min(r[name][n]["cpu"] for r in runs[t]) for t in trees}
+            fac = {t: min(r[name][n]["factorize"] for r in runs[t]) for t in trees}
             spread = {t: max(r[name][n]["cpu"] for r in runs[t]) for t in trees}
             cnt = {t: runs[t][-1][name][n] for t in trees}
             dq = float(np.max(np.abs(qa[f"{name}|{n}"] - qb[f"{name}|{n}"])))
@@ -143,16 +161,21 @@ def main() -> None:
                 ms_best={t: 1e3 * best[t] for t in trees},
                 ms_worst={t: 1e3 * spread[t] for t in trees},
                 ms_per_step_best={t: 1e3 * best[t] / int(n) for t in trees},
+                ms_factorize_best={t: 1e3 * fac[t] for t in trees},
                 counters=cnt, max_abs_dq=dq)
             print(f"{name:>24} {n:>5} {1e3 * best['base']:>9.1f} {1e3 * best['this']:>9.1f} "
                   f"{best['this'] / best['base']:>6.3f} "
+                  f"{1e3 * fac['base']:>7.1f}/{1e3 * fac['this']:<7.1f} "
                   f"{cnt['base']['n_newton']:>5}/{cnt['this']['n_newton']:<5} "
                   f"{cnt['base']['n_factor']:>5}/{cnt['this']['n_factor']:<5} {dq:>9.2e}")
     path = save("beam_bundle", {args.key: dict(
         what=("python benchmarks/first_step.py: CPU of whole simulate runs of 1, 15 and 60 "
-              "steps (best and worst of the rounds; a fresh process per tree per round, "
-              "interleaved, OPENBLAS_NUM_THREADS=1), the last round's counters and the "
-              "largest difference of the final q between the trees"),
+              "steps (best and worst of the rounds) and inside their factorisations (best; "
+              "SaddlePointSolver.factorize: the Newton loop's and the initial "
+              "acceleration's, symbolic analyses included); a fresh process per tree per "
+              "round, interleaved in alternating order, OPENBLAS_NUM_THREADS=1; the last "
+              "round's counters and the largest difference of the final q between the "
+              "trees"),
         machine=machine(), rounds=args.rounds, load_averages=loads,
         base=trees["base"], rows=rows)})
     print(f"written {path}")
