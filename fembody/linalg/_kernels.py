@@ -120,13 +120,14 @@ def _saddle_fill_nb(S, B, S_diag, pos_S, pos_B, pos_BT, pos_D, comp, with_comp, 
 saddle_fill = _saddle_fill_nb
 
 
-@njit(cache=True, aot="Tuple((f8, f8, i8, i8))(f8[:], i8[:], i8[:], i4[:], f8[:])")
+@njit(cache=True, aot="Tuple((f8, f8, i8, i8, f8))(f8[:], i8[:], i8[:], i4[:], f8[:])")
 def symmetric_values(data, low, mirror, keep, vals):  # pragma: no cover - jitted
     """The lower triangle of the symmetric part ``(A + A^T) / 2`` of a matrix with CSC values
     ``data`` on a structurally symmetric pattern, on the stored lower pattern: for each lower
     entry ``low[e]`` and its mirror ``mirror[e]``, their mean goes to ``vals[e]`` (zeros
     included). Returns ``(max |A_ij|, max |A_ij - A_ji|, nonzero means, nonzero means where
-    keep[e] is 0)``: one pass of
+    keep[e] is 0, the largest of those outside means in size)`` (a NaN mean outside makes
+    the last NaN: rule 1's round-off test then keeps nothing): one pass of
     :class:`fembody.linalg.near_symmetric.SymmetricPart` in place of a dozen numpy ones,
     which also tells whether the matrix's nonzeros lie within the analysed pattern ``keep``
     (0 or 1 per stored lower entry).
@@ -139,6 +140,7 @@ def symmetric_values(data, low, mirror, keep, vals):  # pragma: no cover - jitte
     diff = 0.0
     nonzero = 0
     outside = 0
+    big = 0.0
     for e in range(low.shape[0]):
         a = data[low[e]]
         b = data[mirror[e]]
@@ -148,6 +150,9 @@ def symmetric_values(data, low, mirror, keep, vals):  # pragma: no cover - jitte
             nonzero += 1
             if keep[e] == 0:
                 outside += 1
+                t = abs(v)
+                if t > big or t != t:
+                    big = t
         elif a == 0.0 and b == 0.0:
             continue
         t = abs(a)
@@ -159,4 +164,4 @@ def symmetric_values(data, low, mirror, keep, vals):  # pragma: no cover - jitte
         t = abs(a - b)
         if t > diff:
             diff = t
-    return top, diff, nonzero, outside
+    return top, diff, nonzero, outside, big

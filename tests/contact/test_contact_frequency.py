@@ -95,3 +95,55 @@ def test_newmark_family_judged_by_its_rho_inf(method, options, warned) -> None:
     model, _ = dropped_node()
     dt = 2.0 * OMEGA_H / math.sqrt(K / MASS)
     assert bool(_warnings(model, dt, method=method, **options)) is warned
+
+
+def _node_by_node(system) -> list[tuple[str, float]]:
+    """contact_frequencies as a loop over the contacts' nodes (its form on 63ab941)."""
+    nd = system.dim
+    free = system.free_index
+    dofs = system.node_dofs[:, :nd]
+    trans = free[dofs[dofs >= 0]]
+    trans = np.unique(trans[trans >= 0])
+    M = system.mass_matrix()[trans][:, trans]
+    lumped = np.zeros(system.n_free)
+    lumped[trans] = np.asarray(M.sum(axis=1)).ravel()
+    load: dict[int, float] = {}
+    for c in system.contact_springs:
+        w = c.stiffness * c.share * np.where(c.coupled, 2.0, 1.0)
+        for i, x in zip(c.nodes.tolist(), w.tolist()):
+            load[i] = load.get(i, 0.0) + x
+    mass = {}
+    for i in load:
+        d = dofs[i]
+        fi = free[d[d >= 0]]
+        m = lumped[fi[fi >= 0]]
+        m = m[m > 0.0]
+        mass[i] = float(m.max()) if m.size else math.inf
+    return [(c.label, math.sqrt(max((load[i] / mass[i] for i in c.nodes.tolist()),
+                                    default=0.0))) for c in system.contact_springs]
+
+
+def _mixed() -> fb.Model:
+    """The bundle of 3 x 8 (its bottom beam clamped: nodes with no free translation), a node
+    checked as a point against a fixed plane, and another against a plane carried by a
+    rigid body (coupled)."""
+    m = build(3, 8, "frictionless")
+    for y, carried in ((0.3, False), (0.6, True)):
+        node = m.add_node((0.5, y, -3 * R))
+        m.add_mass(node, MASS)
+        body = m.add_rigid_body((0.5, y, -5 * R), 2.0, (1e-3, 1e-3, 1e-3)) if carried \
+            else None
+        m.add_surface_contact(node, fb.Plane((0.0, 0.0, -4 * R), (0.0, 0.0, 1.0)),
+                              stiffness=K, body=body, max_penetration=math.inf)
+    return m
+
+
+def test_the_estimate_equals_the_node_by_node_loop() -> None:
+    """Guard (passes on 63ab941, whose estimate was the loop): the estimate by array passes
+    over the nodes is the node-by-node loop's to the bit, on the bundle with and without a
+    clamped beam's fixed nodes, nodes checked as points against a fixed plane and one
+    carried by a rigid body, and the 2D point mass."""
+    for model in (build(3, 8, "frictionless"), build(4, 5, "friction"), _mixed(),
+                  dropped_node()[0]):
+        s = model.compile()
+        assert contact_frequencies(s) == _node_by_node(s)
