@@ -88,7 +88,7 @@ from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
 from ..rotations import hat, log as rot_log
-from .beams import penetration_tolerance
+from .beams import TANGENT_BAND, penetration_tolerance
 from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
@@ -101,6 +101,10 @@ if TYPE_CHECKING:
 
 NG = len(GAUSS_XI)            # Gauss points per element
 INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the contact's size
+# The tangent band's width is TANGENT_BAND (beams.py: the same fraction as the beam pairs')
+# times the section radius, or times BAND_SIZE for a point without one (a point mass): the
+# points it serves lie at round-off of the kink (a rope laid on a pulley at gap 0).
+BAND_SIZE = 1e-3              # [m]
 ELEMENT_FAMILIES = ("beam", "truss")
 
 
@@ -529,6 +533,7 @@ class SurfaceContactBlock(ContactRows):
 
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    band = TANGENT_BAND     # the tangent band's fraction (the class docstring; 0: none)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
@@ -705,26 +710,38 @@ class SurfaceContactBlock(ContactRows):
         kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
         return g, kon, G, H
 
+    def _banded(self, x):
+        """:meth:`_active` with the Hessians and the tangent band (the class docstring):
+        ``(g, kon, G, H, kb, nb)``, per sample point ``(n, ns)`` ``kb`` the penalty ``k w_g``
+        of an open point less than the band's width above its surface (else 0) and ``nb``
+        [N] the normal force it would have pressed by that width."""
+        g, ok, G, H = self.gaps(x, True)
+        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
+        bnd = np.repeat(self.band * np.where(self.radius > 0.0, self.radius, BAND_SIZE),
+                        self.C.shape[0]).reshape(g.shape)
+        kb = np.where(ok & (g >= 0.0) & (g < bnd), self.kw.reshape(g.shape), 0.0)
+        return g, kon, G, H, kb, kb * bnd
+
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
         """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
         gathered displacements ``x``; a frictional block's from the anchors of ``history``
         (a run's; default None: :attr:`history0`, those of the reference configuration)."""
         if self.frictional:
             return self._friction_forces(x, tangent, history)
-        g, kon, G, H = self._active(x, tangent)
+        g, kon, G, H, kb, _ = self._banded(x) if tangent else self._active(x, False) + (0, 0)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a = kon * g                                             # -(force) per point [N]
         if self.body_X is not None:
             f = np.einsum("ng,gai,ngi->na", a, self.E, G)
             if not tangent:
                 return f, None, None
-            Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
                 + a[:, :, None, None] * H
             return f, np.einsum("gai,ngij,gbj->nab", self.E, Kp, self.E), None
         f = np.einsum("ng,gm,ngi->nmi", a, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + a[:, :, None, None] * H
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
@@ -742,8 +759,12 @@ class SurfaceContactBlock(ContactRows):
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
         :func:`fembody.contact.friction.coulomb` of every sample point."""
+        return self._banded_coulomb(x, history, tangent)[:5]
+
+    def _banded_coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
+        """:meth:`_coulomb` and the tangent band's penalties ``kb`` (:meth:`_banded`)."""
         h = self.history0 if history is None else history
-        g, kon, G, H = self._active(x, True)
+        g, kon, G, H, kb, nb = self._banded(x)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
@@ -751,22 +772,32 @@ class SurfaceContactBlock(ContactRows):
         if tangent:
             p = len(w)
             dw = np.broadcast_to(np.eye(d), (p, d, d))
+            dn = H.reshape(-1, d, d)
             dN = -kon.ravel()[:, None] * Gp
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw,
-                        H.reshape(-1, d, d), dN)
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * Gp)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
-        return g, kon, G, H, c
+        return g, kon, G, H, c, kb
+
+    def _band_tangent(self, c, kb, nb, w, Gp, h, dw, dn, dNb) -> None:
+        """Put into ``c.K`` the return mapping's tangent of the points in the tangent band
+        (``kb > 0``) as if pressed by its width: normal force ``nb``, its derivative ``dNb``
+        (``-k w_g`` times the gap's); their forces stay the law's zeros."""
+        b = np.flatnonzero(kb.ravel() > 0.0)
+        if b.size:
+            c.K[b] = coulomb(w[b], Gp[b], nb.ravel()[b], self.kt[b], self.mu_s[b],
+                             self.mu_k[b], h.sliding[b], dw[b], dn[b], dNb[b]).K
 
     def _friction_forces(self, x: np.ndarray, tangent: bool, history):
-        g, kon, G, H, c = self._coulomb(x, history, tangent)
+        g, kon, G, H, c, kb = self._banded_coulomb(x, history, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         # per point: the normal part (k g G) plus the friction part
         fp = (kon * g)[:, :, None] * G + c.f.reshape(n, ns, d)
         f = np.einsum("gm,ngi->nmi", self.C, fp).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + (kon * g)[:, :, None, None] * H + c.K.reshape(n, ns, d, d)
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
@@ -1022,7 +1053,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         tangent on the item's DOFs if ``tangent``), and ``(sec, a, v, dw)``: the sections,
         the tied vectors, the carried ones and ``dw / d(item DOFs) (p, d, m nc)``."""
         h = self.history0 if history is None else history
-        g, kon, G, H = self._active(x, True)
+        g, kon, G, H, kb, nb = self._banded(x)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
@@ -1034,17 +1065,19 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         dw += Ct
         if tangent:
             dn = H.reshape(-1, d, d) @ Ct
-            dN = -kon.ravel()[:, None] * (Gp[:, None, :] @ Ct)[:, 0]
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+            GC = (Gp[:, None, :] @ Ct)[:, 0]
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                        -kon.ravel()[:, None] * GC)
+            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * GC)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
-        return g, kon, G, H, c, (sec, a, v, dw)
+        return g, kon, G, H, c, (sec, a, v, dw, kb)
 
     def _coulomb(self, x, history, tangent: bool):
         return self._slip(x, history, tangent)[:5]
 
     def _friction_forces(self, x, tangent: bool, history):
-        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, tangent)
+        g, kon, G, H, c, (sec, a, v, dw, kb) = self._slip(x, history, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a_n = kon * g
         # the normal part on the translations as SurfaceContactBlock's, the friction's through
@@ -1053,7 +1086,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         f[:, self._tra] += np.einsum("ng,gm,ngi->nmi", a_n, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kn = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + a_n[:, :, None, None] * H
         Kp = np.swapaxes(dw, 1, 2) @ c.K + self._carry_tangent(sec, a, v, c.f)
         K = Kp.reshape(n, ns, *Kp.shape[1:]).sum(axis=1)
@@ -1065,7 +1098,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
     def advance(self, x, history: History) -> tuple[History, float, float]:
         """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
         material point facing the surface, keeping its elastic slip (the class docstring)."""
-        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, False)
+        g, kon, G, H, c, (sec, a, v, dw, _) = self._slip(x, history, False)
         n, ns, d = len(self), self.C.shape[0], self.dim
         on = -(kon * g).ravel() > 0.0
         Gp = G.reshape(-1, d)

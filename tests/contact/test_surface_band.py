@@ -1,0 +1,182 @@
+"""The tangent band of the contacts against rigid surfaces (issue 33: a diverging step is
+retried smaller; band-33).
+
+A sample point that is open but less than the band's width above its surface (``TANGENT_BAND``
+times the section radius, or times ``BAND_SIZE`` for a point mass) keeps in the iteration
+matrix the penalty's normal stiffness and the friction's tangent it would have pressed by the
+band's width, as the beam pairs' band (fembody.contact._kernels.crossing_forces, "The tangent
+band"); its force stays the law's zero. The references: the exact tangent of the block at the
+configuration pressed by the band's width (the tangent from below, which the band is meant to
+be), and that tangent's central differences. Then the runs: the capstan laid on its pulley
+at gap 0 (tests/contact/test_friction_models.py) converges its first step in a few Newton
+increments (11 on dd1fa1b with 16 elements, the increment ratio up to 15) and lands within
+the Newton tolerance of a start 1e-9 m off the pulley.
+"""
+import logging
+import math
+
+import numpy as np
+import pytest
+
+import fembody as fb
+from fembody.contact.surfaces import (BAND_SIZE, RollingSurfaceBlock, SurfaceContactBlock,
+                                      _geometry)
+from fembody.rotations import exp as rot_exp
+
+R = 0.01            # [m] section radius
+K = 1e3             # [N/m] penalty
+KT = 3e3            # [N/m] tangential penalty
+MU = (0.5, 0.4)
+
+
+def _block(kind, d, surface, X, radius):
+    """A frictional block of the items ``X (n, m, d)`` against ``surface``: rolling (a beam's
+    elements or nodes, ``radius > 0``) or at the point (a point mass, ``radius = 0``)."""
+    n, m, _ = X.shape
+    o, P, R_, pl, half = _geometry(surface, d)
+    geo = (np.tile(o, (n, 1)), np.tile(P, (n, 1, 1)), np.full(n, R_), np.full(n, pl),
+           np.full(n, radius), np.full(n, K), [f"item {i}" for i in range(n)],
+           np.tile(half, (n, 1)))
+    fr = (np.full(n, MU[0]), np.full(n, MU[1]), np.full(n, KT))
+    nodes = np.arange(n * m).reshape(n, m)
+    if radius > 0.0:
+        nc = 3 if d == 2 else 6
+        return RollingSurfaceBlock(kind, nodes, np.arange(n * m * nc).reshape(n, -1), X,
+                                   *geo, None, None, fr)
+    return SurfaceContactBlock(kind, nodes, np.arange(n * m * d).reshape(n, -1), X, *geo,
+                               None, None, None, fr)
+
+
+def _state(blk, dz, rng, turn=0.0):
+    """The block's state with every node moved by ``dz`` [m] along the surface's normal
+    (the last axis) and, rolling, turned by about ``turn`` [rad]."""
+    n, m, d = blk.X.shape
+    if isinstance(blk, RollingSurfaceBlock) and d == 3:
+        xs = blk.X.copy()
+        xs[..., 2] += dz
+        return xs, rot_exp(turn * rng.normal(size=(n, m, 3)))
+    nc = blk.dofs.shape[1] // m
+    x = np.zeros((n, m, nc))
+    x[..., d - 1] = dz
+    if nc > d:
+        x[..., d] = turn * rng.normal(size=(n, m))
+    return x.reshape(n, -1)
+
+
+def _moved(blk, x, j, h):
+    if not isinstance(x, tuple):
+        y = x.copy()
+        y[:, j] += h
+        return y
+    xs, Rs = x[0].copy(), x[1].copy()
+    i, k = divmod(j, 6)
+    if k < 3:
+        xs[:, i, k] += h
+    else:
+        e = np.zeros(3)
+        e[k - 3] = h
+        Rs[:, i] = Rs[:, i] @ rot_exp(e)
+    return xs, Rs
+
+
+CASES = [(d, kind, r) for d in (2, 3) for kind, r in
+         (("element", R), ("node", R), ("node", 0.0))]
+
+
+def _lying(d, kind, radius, rng, n=6):
+    """Items lying on the plane through the origin normal to the last axis, at gap 0."""
+    plane = fb.Plane(np.zeros(d), np.eye(d)[-1])
+    a = np.zeros((n, d))
+    a[:, :d - 1] = rng.uniform(-0.5, 0.5, (n, d - 1))
+    a[:, -1] = radius
+    if kind == "node":
+        X = a[:, None]
+    else:
+        t = np.zeros((n, d))
+        t[:, :d - 1] = rng.normal(size=(n, d - 1))
+        t /= np.linalg.norm(t, axis=1)[:, None]
+        X = np.stack([a, a + 0.1 * t], axis=1)
+    return _block(kind, d, plane, X, radius)
+
+
+def _anchored(blk, x, slip, rng):
+    """The open history at ``x`` (each point's anchor its projection: stick), or (``slip``)
+    with the anchors moved along the surface by 1 mm, far beyond the stick zone of a
+    point pressed by the band's width."""
+    h = blk._open_history(x)
+    if not slip:
+        return h
+    d = blk.dim
+    t = rng.normal(size=(len(h.anchor), d))
+    t[:, -1] = 0.0
+    t *= 1e-3 / np.linalg.norm(t, axis=1)[:, None]
+    a = h.anchor.copy()
+    a[:, :d] += t
+    return h._replace(anchor=a)
+
+
+@pytest.mark.parametrize("slip", [False, True])
+@pytest.mark.parametrize("d, kind, radius", CASES)
+def test_the_band_tangent_is_the_tangent_pressed_by_the_band(d, kind, radius, slip):
+    """Items on a plane, every point half the band's width above it (in the band): no force,
+    and the tangent the block has when pressed by the band's width (the exact one, from
+    below: the same anchors, 1e-8 relative), which matches that state's central differences
+    (1e-6). Stick at the anchor (the stick stiffness ``k_t``) and slip (anchors 1 mm away:
+    ``mu N_band`` and its derivative). The band is widened to 1e-4 of the radius (1e-7 m for a
+    point mass) here so that the gap's round-off (1e-17 m) is not read as a change of the
+    normal force, and the differences' step (3 percent of it) is far above the positions'
+    round-off. On dd1fa1b the points in the band had no tangent at all (the tangent was 0)."""
+    rng = np.random.default_rng(3)
+    blk = _lying(d, kind, radius, rng)
+    blk.band = 1e-4
+    bnd = blk.band * (radius if radius > 0.0 else BAND_SIZE)
+    above = _state(blk, 0.5 * bnd, np.random.default_rng(7), 0.3)
+    h = _anchored(blk, above, slip, rng)
+    f, Kb, _ = blk.forces(above, None, True, h)
+    assert np.abs(f).max() == 0.0
+    below = _state(blk, -bnd, np.random.default_rng(7), 0.3)     # the same turns
+    fl, Kl, _ = blk.forces(below, None, True, h)
+    c = blk._coulomb(below, h, False)[4]
+    assert (c.slipping.all() if slip else not c.slipping.any())
+    scale = np.abs(Kl).max()
+    assert np.abs(Kb - Kl).max() < 1e-8 * scale
+    step = 0.03 * bnd           # (every point stays pressed, and in stick or in slip)
+    Kfd = np.zeros_like(Kl)
+    nc = blk.dofs.shape[1] // blk.X.shape[1]
+    for j in range(blk.dofs.shape[1]):
+        hj = step if j % nc < d else step / radius      # a rotation moves the point by r h
+        Kfd[:, :, j] = (blk.forces(_moved(blk, below, j, hj), None, False, h)[0]
+                        - blk.forces(_moved(blk, below, j, -hj), None, False, h)[0]) / (2 * hj)
+    assert np.abs(Kl - Kfd).max() < 1e-6 * scale
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_the_band_tangent_on_a_pulley_is_the_tangent_from_below(d):
+    """Beam nodes laid on a pulley (a cylinder; the normal turns with the point), with the
+    default band, half its width above the pulley, anchored at their projections (stick):
+    the tangent is that of the nodes pressed by the band's width (1e-8 relative: the two
+    states differ by 1.5 band widths, 1.5e-12 m, against the pulley's radius). On dd1fa1b
+    the tangent was 0."""
+    rng = np.random.default_rng(4)
+    Rc = 0.1
+    pulley = fb.Cylinder(np.zeros(d), Rc) if d == 2 else fb.Cylinder(np.zeros(3), Rc,
+                                                                       axis=(0, 0, 1))
+    n = 6
+    t = rng.uniform(0.0, math.pi, n)
+    e = np.zeros((n, d))
+    e[:, 0], e[:, 1] = np.cos(t), np.sin(t)
+    bnd = RollingSurfaceBlock.band * R
+
+    def block(gap):
+        return _block("node", d, pulley, ((Rc + R + gap) * e)[:, None], R)
+
+    ba, bb = block(0.5 * bnd), block(-bnd)
+    xa, xb = ba.reference_state(), bb.reference_state()
+    h = ba._open_history(xa)
+    assert np.abs(bb._open_history(xb).anchor - h.anchor).max() < 1e-15
+    g = ba.gaps(xa)[0]
+    assert (g > 0.0).all() and (g < bnd).all()
+    f, Ka, _ = ba.forces(xa, None, True, h)
+    assert np.abs(f).max() == 0.0
+    Kb = bb.forces(xb, None, True, h)[1]
+    assert np.abs(Ka - Kb).max() < 1e-8 * np.abs(Kb).max()
