@@ -101,9 +101,10 @@ if TYPE_CHECKING:
 
 NG = len(GAUSS_XI)            # Gauss points per element
 INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the contact's size
-# The tangent band's width is TANGENT_BAND (beams.py: the same fraction as the beam pairs')
-# times the section radius, or times BAND_SIZE for a point without one (a point mass): the
-# points it serves lie at round-off of the kink (a rope laid on a pulley at gap 0).
+# The friction's tangent band (SurfaceContactBlock's docstring) is TANGENT_BAND (the beam
+# pairs' fraction, beams.py) times the section radius, or times BAND_SIZE for a point without
+# one (a point mass): the points it serves lie at round-off of the kink (a rope laid on a
+# pulley at gap 0 has its Gauss points at +-1e-14 m).
 BAND_SIZE = 1e-3              # [m]
 ELEMENT_FAMILIES = ("beam", "truss")
 
@@ -529,11 +530,30 @@ class SurfaceContactBlock(ContactRows):
     nodes without rotations (point masses) and sections of radius 0; the items of a section
     radius on nodes with rotations (beams, rigid bodies) measure the slip of the material
     point of their surface that touches (:class:`RollingSurfaceBlock`).
+
+    **The tangent band** (:attr:`band`, a fraction of the section radius, of ``BAND_SIZE``
+    for a point mass; 0: none). A frictional point that is open with a gap in ``[0, band
+    r)`` has in the iteration matrix the return mapping's tangent it would have pressed by
+    the band's width (normal force ``N_b = k w_g band r``): at its anchor the stick stiffness
+    ``k_t w_g`` (an open point is anchored where it stands), else the slip's with ``N_b`` and
+    its derivative ``-k w_g G``; its force and energy stay the law's zeros, so the converged
+    state is the law's within the Newton tolerance. As the beam pairs' band
+    (:func:`fembody.contact._kernels.crossing_forces`, "The tangent band"), and for the same
+    reason: a rope laid on a pulley at gap 0 (its Gauss points 1e-14 m off) had no
+    tangential stiffness in its first Newton increment, which slid it far past the stick
+    zone ``mu N / k_t``, and from there the slip tangents, with no stiffness along the slip,
+    threw it across its anchors: Newton cycled (11 increments, ratios up to 15;
+    tests/contact/test_surface_band.py). Unlike the beam pairs' band it has no normal
+    stiffness: a beam lying along a plane keeps points in the band at its equilibrium,
+    where a stiffness without a force makes Newton contract only by ``k / (k + K)`` (the
+    penalty against the true stiffness) per increment; with it, a cantilever lying on a
+    plane at gap 0, pressed and pulled sideways, took 9 Newton increments in statics
+    instead of 6, and the normal band alone made it fail.
     """
 
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
-    band = TANGENT_BAND     # the tangent band's fraction (the class docstring; 0: none)
+    band = TANGENT_BAND     # the friction's tangent band (the class docstring; 0: none)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
@@ -711,7 +731,8 @@ class SurfaceContactBlock(ContactRows):
         return g, kon, G, H
 
     def _banded(self, x):
-        """:meth:`_active` with the Hessians and the tangent band (the class docstring):
+        """:meth:`_active` with the Hessians and the friction's tangent band (the class
+        docstring):
         ``(g, kon, G, H, kb, nb)``, per sample point ``(n, ns)`` ``kb`` the penalty ``k w_g``
         of an open point less than the band's width above its surface (else 0) and ``nb``
         [N] the normal force it would have pressed by that width."""
@@ -728,20 +749,20 @@ class SurfaceContactBlock(ContactRows):
         (a run's; default None: :attr:`history0`, those of the reference configuration)."""
         if self.frictional:
             return self._friction_forces(x, tangent, history)
-        g, kon, G, H, kb, _ = self._banded(x) if tangent else self._active(x, False) + (0, 0)
+        g, kon, G, H = self._active(x, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a = kon * g                                             # -(force) per point [N]
         if self.body_X is not None:
             f = np.einsum("ng,gai,ngi->na", a, self.E, G)
             if not tangent:
                 return f, None, None
-            Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
                 + a[:, :, None, None] * H
             return f, np.einsum("gai,ngij,gbj->nab", self.E, Kp, self.E), None
         f = np.einsum("ng,gm,ngi->nmi", a, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + a[:, :, None, None] * H
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
@@ -759,10 +780,6 @@ class SurfaceContactBlock(ContactRows):
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
         :func:`fembody.contact.friction.coulomb` of every sample point."""
-        return self._banded_coulomb(x, history, tangent)[:5]
-
-    def _banded_coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
-        """:meth:`_coulomb` and the tangent band's penalties ``kb`` (:meth:`_banded`)."""
         h = self.history0 if history is None else history
         g, kon, G, H, kb, nb = self._banded(x)
         d = self.dim
@@ -778,7 +795,7 @@ class SurfaceContactBlock(ContactRows):
             self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * Gp)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
-        return g, kon, G, H, c, kb
+        return g, kon, G, H, c
 
     def _band_tangent(self, c, kb, nb, w, Gp, h, dw, dn, dNb) -> None:
         """Put into ``c.K`` the return mapping's tangent of the points in the tangent band
@@ -790,14 +807,14 @@ class SurfaceContactBlock(ContactRows):
                              self.mu_k[b], h.sliding[b], dw[b], dn[b], dNb[b]).K
 
     def _friction_forces(self, x: np.ndarray, tangent: bool, history):
-        g, kon, G, H, c, kb = self._banded_coulomb(x, history, tangent)
+        g, kon, G, H, c = self._coulomb(x, history, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         # per point: the normal part (k g G) plus the friction part
         fp = (kon * g)[:, :, None] * G + c.f.reshape(n, ns, d)
         f = np.einsum("gm,ngi->nmi", self.C, fp).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kp = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + (kon * g)[:, :, None, None] * H + c.K.reshape(n, ns, d, d)
         K = np.einsum("gm,gl,ngij->nmilj", self.C, self.C, Kp).reshape(n, m * d, m * d)
         return f, K, None
@@ -1071,13 +1088,13 @@ class RollingSurfaceBlock(SurfaceContactBlock):
             self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * GC)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
-        return g, kon, G, H, c, (sec, a, v, dw, kb)
+        return g, kon, G, H, c, (sec, a, v, dw)
 
     def _coulomb(self, x, history, tangent: bool):
         return self._slip(x, history, tangent)[:5]
 
     def _friction_forces(self, x, tangent: bool, history):
-        g, kon, G, H, c, (sec, a, v, dw, kb) = self._slip(x, history, tangent)
+        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         a_n = kon * g
         # the normal part on the translations as SurfaceContactBlock's, the friction's through
@@ -1086,7 +1103,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         f[:, self._tra] += np.einsum("ng,gm,ngi->nmi", a_n, self.C, G).reshape(n, m * d)
         if not tangent:
             return f, None, None
-        Kn = (kon + kb)[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
             + a_n[:, :, None, None] * H
         Kp = np.swapaxes(dw, 1, 2) @ c.K + self._carry_tangent(sec, a, v, c.f)
         K = Kp.reshape(n, ns, *Kp.shape[1:]).sum(axis=1)
@@ -1098,7 +1115,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
     def advance(self, x, history: History) -> tuple[History, float, float]:
         """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
         material point facing the surface, keeping its elastic slip (the class docstring)."""
-        g, kon, G, H, c, (sec, a, v, dw, _) = self._slip(x, history, False)
+        g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, False)
         n, ns, d = len(self), self.C.shape[0], self.dim
         on = -(kon * g).ravel() > 0.0
         Gp = G.reshape(-1, d)
