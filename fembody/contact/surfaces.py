@@ -725,22 +725,20 @@ class SurfaceContactBlock(ContactRows):
             return self.mesh.gap(y, self.pad, hessian)
         return surface_gap(y, self.origin, self.P, self.R, self.plane, hessian, self.half)
 
-    def _active(self, x, hessian):
+    def _active(self, x, hessian, band=False):
+        """``(g, kon, G, H)``: :meth:`gaps` and per sample point ``(n, ns)`` the penalty ``k
+        w_g`` of a touching point (else 0); with ``band``, also ``kb``, the penalty of an open
+        point less than the friction's tangent band above its surface (the class docstring;
+        else 0), and ``nb`` [N], the normal force it would have pressed by the band's
+        width."""
         g, ok, G, H = self.gaps(x, hessian)
-        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
-        return g, kon, G, H
-
-    def _banded(self, x):
-        """:meth:`_active` with the Hessians and the friction's tangent band (the class
-        docstring):
-        ``(g, kon, G, H, kb, nb)``, per sample point ``(n, ns)`` ``kb`` the penalty ``k w_g``
-        of an open point less than the band's width above its surface (else 0) and ``nb``
-        [N] the normal force it would have pressed by that width."""
-        g, ok, G, H = self.gaps(x, True)
-        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
+        kw = self.kw.reshape(g.shape)
+        kon = np.where(ok & (g < 0.0), kw, 0.0)
+        if not band:
+            return g, kon, G, H
         bnd = np.repeat(self.band * np.where(self.radius > 0.0, self.radius, BAND_SIZE),
                         self.C.shape[0]).reshape(g.shape)
-        kb = np.where(ok & (g >= 0.0) & (g < bnd), self.kw.reshape(g.shape), 0.0)
+        kb = np.where(ok & (g >= 0.0) & (g < bnd), kw, 0.0)
         return g, kon, G, H, kb, kb * bnd
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
@@ -781,7 +779,7 @@ class SurfaceContactBlock(ContactRows):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
         :func:`fembody.contact.friction.coulomb` of every sample point."""
         h = self.history0 if history is None else history
-        g, kon, G, H, kb, nb = self._banded(x)
+        g, kon, G, H, kb, nb = self._active(x, True, band=True)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
@@ -1070,7 +1068,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         tangent on the item's DOFs if ``tangent``), and ``(sec, a, v, dw)``: the sections,
         the tied vectors, the carried ones and ``dw / d(item DOFs) (p, d, m nc)``."""
         h = self.history0 if history is None else history
-        g, kon, G, H, kb, nb = self._banded(x)
+        g, kon, G, H, kb, nb = self._active(x, True, band=True)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
