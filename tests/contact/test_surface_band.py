@@ -23,7 +23,10 @@ import pytest
 import fembody as fb
 from fembody.contact.surfaces import (BAND_SIZE, RollingSurfaceBlock, SurfaceContactBlock,
                                       _geometry)
+from fembody.contact.trimesh import TriangleMesh
 from fembody.rotations import exp as rot_exp
+
+from .test_surface_rolling import _moved as _posed
 
 R = 0.01            # [m] section radius
 K = 1e3             # [N/m] penalty
@@ -33,9 +36,11 @@ MU_RUN = 0.3
 
 
 def _block(kind, d, surface, X, radius):
-    """A frictional block of the items ``X (n, m, d)`` against ``surface``: rolling (a beam's
-    elements or nodes, ``radius > 0``) or at the point (a point mass, ``radius = 0``)."""
+    """A frictional block of the items ``X (n, m, d)`` against ``surface`` (an analytic one
+    or a TriangleMesh): rolling (a beam's elements or nodes, ``radius > 0``) or at the point
+    (a point mass, ``radius = 0``)."""
     n, m, _ = X.shape
+    mesh = surface if isinstance(surface, TriangleMesh) else None
     o, P, R_, pl, half = _geometry(surface, d)
     geo = (np.tile(o, (n, 1)), np.tile(P, (n, 1, 1)), np.full(n, R_), np.full(n, pl),
            np.full(n, radius), np.full(n, K), [f"item {i}" for i in range(n)],
@@ -45,9 +50,9 @@ def _block(kind, d, surface, X, radius):
     if radius > 0.0:
         nc = 3 if d == 2 else 6
         return RollingSurfaceBlock(kind, nodes, np.arange(n * m * nc).reshape(n, -1), X,
-                                   *geo, None, None, fr)
+                                   *geo, None, mesh, fr)
     return SurfaceContactBlock(kind, nodes, np.arange(n * m * d).reshape(n, -1), X, *geo,
-                               None, None, None, fr)
+                               None, None, mesh, fr)
 
 
 def _state(blk, dz, rng, turn=0.0):
@@ -67,28 +72,27 @@ def _state(blk, dz, rng, turn=0.0):
 
 
 def _moved(blk, x, j, h):
-    if not isinstance(x, tuple):
-        y = x.copy()
-        y[:, j] += h
-        return y
-    xs, Rs = x[0].copy(), x[1].copy()
-    i, k = divmod(j, 6)
-    if k < 3:
-        xs[:, i, k] += h
-    else:
-        e = np.zeros(3)
-        e[k - 3] = h
-        Rs[:, i] = Rs[:, i] @ rot_exp(e)
-    return xs, Rs
+    """``x`` with the item DOF ``j`` moved by ``h`` (a spatial rolling block's poses as
+    test_surface_rolling's)."""
+    if isinstance(x, tuple):
+        return _posed(blk, x, j, h)
+    y = x.copy()
+    y[:, j] += h
+    return y
 
 
-CASES = [(d, kind, r) for d in (2, 3) for kind, r in
-         (("element", R), ("node", R), ("node", 0.0))]
+CASES = [(d, kind, r, False) for d in (2, 3) for kind, r in
+         (("element", R), ("node", R), ("node", 0.0))] \
+    + [(3, kind, r, True) for kind, r in (("element", R), ("node", 0.0))]
 
 
-def _lying(d, kind, radius, rng, n=6):
-    """Items lying on the plane through the origin normal to the last axis, at gap 0."""
+def _lying(d, kind, radius, rng, n=6, mesh=False):
+    """Items lying on the plane through the origin normal to the last axis, at gap 0 (a
+    square of two triangles with ``mesh``)."""
     plane = fb.Plane(np.zeros(d), np.eye(d)[-1])
+    if mesh:
+        plane = TriangleMesh([[-2, -2, 0], [2, -2, 0], [2, 2, 0], [-2, 2, 0]],
+                             [[0, 1, 2], [0, 2, 3]])
     a = np.zeros((n, d))
     a[:, :d - 1] = rng.uniform(-0.5, 0.5, (n, d - 1))
     a[:, -1] = radius
@@ -132,9 +136,9 @@ def _anchored(blk, x, slip, rng):
 
 
 @pytest.mark.parametrize("slip", [False, True])
-@pytest.mark.parametrize("d, kind, radius", CASES)
-def test_the_band_tangent_is_the_tangent_pressed_by_the_band(d, kind, radius, slip):
-    """Items on a plane, every point half the band's width above it (in the band): no force,
+@pytest.mark.parametrize("d, kind, radius, mesh", CASES)
+def test_the_band_tangent_is_the_tangent_pressed_by_the_band(d, kind, radius, mesh, slip):
+    """Items on a plane (analytic, or a triangle mesh), every point half the band's width above it (in the band): no force,
     and the friction part of the tangent the block has when pressed by the band's width (the
     exact one, from below, less the normal penalty's part: the same anchors, 1e-8 relative),
     whose whole matches that state's central differences (1e-6). Stick at the anchor (the stick stiffness ``k_t``) and slip (anchors 1 mm away:
@@ -143,7 +147,7 @@ def test_the_band_tangent_is_the_tangent_pressed_by_the_band(d, kind, radius, sl
     normal force, and the differences' step (3 percent of it) is far above the positions'
     round-off. On dd1fa1b the points in the band had no tangent at all (the tangent was 0)."""
     rng = np.random.default_rng(3)
-    blk = _lying(d, kind, radius, rng)
+    blk = _lying(d, kind, radius, rng, mesh=mesh)
     blk.band = 1e-4
     bnd = blk.band * (radius if radius > 0.0 else BAND_SIZE)
     above = _state(blk, 0.5 * bnd, np.random.default_rng(7), 0.3)
