@@ -277,3 +277,28 @@ def test_the_capstan_laid_on_its_pulley_converges_its_first_step_in_few_incremen
     _, steps0, pos0 = _capstan_start(16)
     assert steps0[0] > 6                                  # (dd1fa1b's iteration)
     assert np.abs(pos - pos0).max() < 1e-12, np.abs(pos - pos0).max()
+
+
+@pytest.mark.parametrize("pull", [0.2, 0.4])
+def test_a_cantilever_lying_on_a_plane_pressed_and_pulled_sideways_converges(pull):
+    """Guard (passes on dd1fa1b too) of the band's design: a steel cantilever (1 m, 10
+    elements, r = 5 mm, clamped) lying along a plane at gap 0 (every Gauss point in the
+    band), its tip pressed by 1 N and pulled sideways by ``pull`` (mu = 0.3: below and
+    above mu N), solved by fb.static in one load step within 7 and 8 Newton iterations
+    (measured 6 and 8; dd1fa1b 6 and 7: the slide costs one more here). Its equilibrium keeps points in the band, where a stiffness
+    without a force slows Newton: with the band's normal stiffness too (the beam pairs'
+    band) it took 9 at 0.2 N, and with the normal stiffness alone it failed (no
+    equilibrium beyond load factor 0). The tip sinks by the penetration under the load
+    the plane carries near it (3.06 um) and moves along the pull."""
+    m = fb.Model(dim=3)
+    A = m.add_beam((0, 0, 0), (1.0, 0, 0), n=10,
+                   material=fb.Material(E=2.1e11, rho=7850.0, nu=0.3),
+                   section=fb.Section.circle(0.01))
+    m.fix(A.first, "x", "y", "z", "rx", "ry", "rz")
+    m.add_force(A.last, (0.0, pull, -1.0))
+    m.add_surface_contact(A, fb.Plane((0, 0, -0.005), (0, 0, 1)), radius=0.005,
+                          stiffness=1e6, friction=MU_RUN, tangential_stiffness=1e5)
+    res = fb.static(m, steps=1, tol=1e-10)
+    assert res.stats["n_newton"] <= (8 if pull > 0.3 else 7), res.stats["n_newton"]
+    tip = np.asarray(res.displacement(A.last)[-1])[:3]
+    assert -4e-6 < tip[2] < -2e-6 and tip[1] > 0.0, tip
