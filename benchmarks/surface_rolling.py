@@ -16,7 +16,7 @@ beam takes about two Newton iterations per step whatever spins it (the same beam
 rolling without friction: 794 iterations over the 400 steps at 63ab941), a sliding one
 about one.
 
-    python -m benchmarks.surface_rolling --base /tmp/bb-tree [--rounds 3]
+    python -m benchmarks.surface_rolling --base /tmp/bb-tree [--rounds 3] [--key sslip_33]
     python benchmarks/surface_rolling.py --case capstan      (one run, JSON on stdout)
 """
 from __future__ import annotations
@@ -117,6 +117,8 @@ def main() -> None:
     ap.add_argument("--case", choices=CASES)
     ap.add_argument("--base", help="the base tree (a worktree with built kernels)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--key", default="sslip_33",
+                    help="the results' key in results/surface_rolling.json (the branch's)")
     a = ap.parse_args()
     if a.case:
         print(json.dumps(one(a.case)))
@@ -133,7 +135,7 @@ def main() -> None:
         for name, s in summary[case].items():
             s["run_cpu_per_newton_ms"] = 1e3 * s["run_cpu_s"] / s["newton"]
     print(json.dumps(summary, indent=1))
-    save("surface_rolling", {"sslip_33": {
+    save("surface_rolling", {a.key: {
         "machine": machine(), "load_before": load, "load_after": os.getloadavg(),
         "rounds": a.rounds, "median": summary, "runs": runs}})
 

@@ -88,7 +88,7 @@ from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
 from ..rotations import hat, log as rot_log
-from .beams import penetration_tolerance
+from .beams import TANGENT_BAND, penetration_tolerance
 from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
@@ -101,6 +101,11 @@ if TYPE_CHECKING:
 
 NG = len(GAUSS_XI)            # Gauss points per element
 INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the contact's size
+# The friction's tangent band (SurfaceContactBlock's docstring) is TANGENT_BAND (the beam
+# pairs' fraction, beams.py) times the section radius, or times BAND_SIZE for a point without
+# one (a point mass): the points it serves lie at round-off of the kink (a rope laid on a
+# pulley at gap 0 has its Gauss points at +-1e-14 m).
+BAND_SIZE = 1e-3              # [m]
 ELEMENT_FAMILIES = ("beam", "truss")
 
 
@@ -525,10 +530,30 @@ class SurfaceContactBlock(ContactRows):
     nodes without rotations (point masses) and sections of radius 0; the items of a section
     radius on nodes with rotations (beams, rigid bodies) measure the slip of the material
     point of their surface that touches (:class:`RollingSurfaceBlock`).
+
+    **The tangent band** (:attr:`band`, a fraction of the section radius, of ``BAND_SIZE``
+    for a point mass; 0: none). A frictional point that is open with a gap in ``[0, band
+    r)`` has in the iteration matrix the return mapping's tangent it would have pressed by
+    the band's width (normal force ``N_b = k w_g band r``): at its anchor the stick stiffness
+    ``k_t w_g`` (an open point is anchored where it stands), else the slip's with ``N_b`` and
+    its derivative ``-k w_g G``; its force and energy stay the law's zeros, so the converged
+    state is the law's within the Newton tolerance. As the beam pairs' band
+    (:func:`fembody.contact._kernels.crossing_forces`, "The tangent band"), and for the same
+    reason: a rope laid on a pulley at gap 0 (its Gauss points 1e-14 m off) had no
+    tangential stiffness in its first Newton increment, which slid it far past the stick
+    zone ``mu N / k_t``, and from there the slip tangents, with no stiffness along the slip,
+    threw it across its anchors: Newton cycled (11 increments, ratios up to 15;
+    tests/contact/test_surface_band.py). Unlike the beam pairs' band it has no normal
+    stiffness: a beam lying along a plane keeps points in the band at its equilibrium,
+    where a stiffness without a force makes Newton contract only by ``k / (k + K)`` (the
+    penalty against the true stiffness) per increment; with it, a cantilever lying on a
+    plane at gap 0, pressed and pulled sideways, took 9 Newton increments in statics
+    instead of 6, and the normal band alone made it fail.
     """
 
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
+    band = TANGENT_BAND     # the friction's tangent band (the class docstring; 0: none)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
@@ -700,10 +725,21 @@ class SurfaceContactBlock(ContactRows):
             return self.mesh.gap(y, self.pad, hessian)
         return surface_gap(y, self.origin, self.P, self.R, self.plane, hessian, self.half)
 
-    def _active(self, x, hessian):
+    def _active(self, x, hessian, band=False):
+        """``(g, kon, G, H)``: :meth:`gaps` and per sample point ``(n, ns)`` the penalty ``k
+        w_g`` of a touching point (else 0); with ``band``, also ``kb``, the penalty of an open
+        point less than the friction's tangent band above its surface (the class docstring;
+        else 0), and ``nb`` [N], the normal force it would have pressed by the band's
+        width."""
         g, ok, G, H = self.gaps(x, hessian)
-        kon = np.where(ok & (g < 0.0), self.kw.reshape(g.shape), 0.0)
-        return g, kon, G, H
+        kw = self.kw.reshape(g.shape)
+        kon = np.where(ok & (g < 0.0), kw, 0.0)
+        if not band:
+            return g, kon, G, H
+        bnd = np.repeat(self.band * np.where(self.radius > 0.0, self.radius, BAND_SIZE),
+                        self.C.shape[0]).reshape(g.shape)
+        kb = np.where(ok & (g >= 0.0) & (g < bnd), kw, 0.0)
+        return g, kon, G, H, kb, kb * bnd
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: "History | None" = None):
         """Internal forces ``(n, m d)`` [N] and, with ``tangent``, the stiffness at the
@@ -743,7 +779,7 @@ class SurfaceContactBlock(ContactRows):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
         :func:`fembody.contact.friction.coulomb` of every sample point."""
         h = self.history0 if history is None else history
-        g, kon, G, H = self._active(x, True)
+        g, kon, G, H, kb, nb = self._active(x, True, band=True)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
@@ -751,12 +787,22 @@ class SurfaceContactBlock(ContactRows):
         if tangent:
             p = len(w)
             dw = np.broadcast_to(np.eye(d), (p, d, d))
+            dn = H.reshape(-1, d, d)
             dN = -kon.ravel()[:, None] * Gp
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw,
-                        H.reshape(-1, d, d), dN)
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * Gp)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c
+
+    def _band_tangent(self, c, kb, nb, w, Gp, h, dw, dn, dNb) -> None:
+        """Put into ``c.K`` the return mapping's tangent of the points in the tangent band
+        (``kb > 0``) as if pressed by its width: normal force ``nb``, its derivative ``dNb``
+        (``-k w_g`` times the gap's); their forces stay the law's zeros."""
+        b = np.flatnonzero(kb.ravel() > 0.0)
+        if b.size:
+            c.K[b] = coulomb(w[b], Gp[b], nb.ravel()[b], self.kt[b], self.mu_s[b],
+                             self.mu_k[b], h.sliding[b], dw[b], dn[b], dNb[b]).K
 
     def _friction_forces(self, x: np.ndarray, tangent: bool, history):
         g, kon, G, H, c = self._coulomb(x, history, tangent)
@@ -1022,7 +1068,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         tangent on the item's DOFs if ``tangent``), and ``(sec, a, v, dw)``: the sections,
         the tied vectors, the carried ones and ``dw / d(item DOFs) (p, d, m nc)``."""
         h = self.history0 if history is None else history
-        g, kon, G, H = self._active(x, True)
+        g, kon, G, H, kb, nb = self._active(x, True, band=True)
         d = self.dim
         Gp = G.reshape(-1, d)
         N = -(kon * g).ravel()
@@ -1034,8 +1080,10 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         dw += Ct
         if tangent:
             dn = H.reshape(-1, d, d) @ Ct
-            dN = -kon.ravel()[:, None] * (Gp[:, None, :] @ Ct)[:, 0]
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
+            GC = (Gp[:, None, :] @ Ct)[:, 0]
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                        -kon.ravel()[:, None] * GC)
+            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * GC)
         else:
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c, (sec, a, v, dw)
