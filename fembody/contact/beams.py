@@ -411,6 +411,10 @@ class BeamContactBlock(ContactRows):
                 self.radii = np.asarray(radii, dtype=float).reshape(-1, 2)
                 n = len(self.X)
                 self._pair_of = np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)])
+                # each node's first place among the pairs' nodes, and every place's node
+                # (_rotations: one exp per node, not per pair and node)
+                _, self._node_first, self._node_at = np.unique(
+                    self.nodes.ravel(), return_index=True, return_inverse=True)
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def positions(self, x: np.ndarray) -> np.ndarray:
@@ -638,7 +642,14 @@ class BeamContactBlock(ContactRows):
         last = self._last_rotations
         if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
             return last[1]
-        R = _rot_exp(rv.reshape(k, m, 3))
+        flat = rv.reshape(k * m, 3)
+        node = flat[self._node_first] if k == len(self) else None
+        if node is not None and np.array_equal(flat, node[self._node_at]):
+            # the System gathers a node's rotation vector into every pair it belongs to (a
+            # bundle's node into some 18 places): exp once per node, the same numbers
+            R = _rot_exp(node)[self._node_at].reshape(k, m, 3, 3)
+        else:                                   # (rows of pairs whose nodes disagree)
+            R = _rot_exp(rv.reshape(k, m, 3))
         R.flags.writeable = False
         self._last_rotations = (rv.copy(), R)
         return R

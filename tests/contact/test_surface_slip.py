@@ -350,3 +350,23 @@ def _assert_tangent(blk, x, history=None):
     assert rot > 0.0
     assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
     assert np.abs(K[:, :, 12:] - Kfd[:, :, 12:]).max() < 1e-6 * rot
+
+
+def test_a_pair_reads_its_own_gathered_rotations():
+    """Guard (the block turns its rotation vectors into matrices once per node where the
+    pairs' gathered copies of a shared node agree, as the System gathers them:
+    fembody.contact.beams.BeamContactBlock._rotations): the rotations each pair reads are
+    those of its own row, bit for bit, there and where one pair's copy differs (what a
+    central difference on one pair's row does)."""
+    blk = _block(_lying(0.0)[0].compile())
+    n = len(blk.nodes)
+    turn = np.random.default_rng(3).uniform(-0.05, 0.05, (blk.nodes.max() + 1, 3))
+    x = np.concatenate([np.zeros((n, 12)), turn[blk.nodes].reshape(n, 12)], axis=1)
+    shared = np.bincount(blk.nodes.ravel())[blk.nodes] > 1
+    assert shared.any()
+    for dx in (0.0, 0.003):
+        y = x.copy()
+        i, a = np.argwhere(shared)[0]
+        y[i, 12 + 3 * a:15 + 3 * a] += dx       # this pair's copy of a shared node turned
+        blk._last_rotations = None
+        np.testing.assert_array_equal(blk._rotations(y), _exp(y[:, 12:].reshape(n, 4, 3)))
