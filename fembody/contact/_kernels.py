@@ -645,13 +645,40 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
     return f, K, params, state
 
 
+@njit(cache=True)
+def _point_anchor(anchor, row, rot, q, surf, arow):  # pragma: no cover - jitted
+    """The anchor ``arow`` the point ``row`` of the pair ``q`` reads: its row of ``anchor``;
+    at the surfaces (``surf``) with the offset ``o - v_A + v_B`` of its sections' carried
+    vectors at the pair's rotations ``rot[q]`` (crossing_forces' docstring; the terms in
+    the order of beams.BeamContactBlock's array form)."""
+    for i in range(anchor.shape[1]):
+        arow[i] = anchor[row, i]
+    if not surf:
+        return
+    s, t = anchor[row, 0], anchor[row, 1]
+    for i in range(3):
+        va0 = 0.0
+        va1 = 0.0
+        vb0 = 0.0
+        vb1 = 0.0
+        for j in range(3):
+            va0 += rot[q, 0, i, j] * anchor[row, 5 + j]
+            va1 += rot[q, 1, i, j] * anchor[row, 5 + j]
+            vb0 += rot[q, 2, i, j] * anchor[row, 8 + j]
+            vb1 += rot[q, 3, i, j] * anchor[row, 8 + j]
+        va = (1.0 - s) * va0 + s * va1
+        vb = (1.0 - t) * vb0 + t * vb1
+        arow[2 + i] = (anchor[row, 2 + i] + (-va)) + vb
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
                       "f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
-                      "f8[:], f8[:], f8[:], b1, b1, b1, f8)")
+                      "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :, :, :])")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
-                    mu_s, mu_k, kt, tangent, points, report, band):  # pragma: no cover - jitted
+                    mu_s, mu_k, kt, tangent, points, report, band,
+                    rot):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
     ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
     pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
@@ -685,6 +712,14 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     ``strain_energy`` report: of every pair with ``report`` (or ``points``), else of the
     pairs that touch alone, zero for the others (what a Newton iteration reads of none:
     the parallel pairs apart, most of a bundle's, then skip the point part's divisions).
+
+    **At the surfaces** (``rot (n, 4, 3, 3)``, the pairs' nodes' rotations; ``(0, 4, 3, 3)``:
+    friction at the axes, ``anchor (p, 2 + d)`` as above). A block measuring friction at the
+    sections' surface points passes its anchors ``(p, 2 + d + 6)`` = (s_a, t_a, o, a_A, a_B)
+    (:meth:`~fembody.contact.beams.BeamContactBlock._carried`) and its points read the offset
+    ``o - v_A + v_B`` (``v = ((1 - s) R_1 + s R_2) a`` per section,
+    :mod:`fembody.contact.sections`), made here for the points of the pairs that touch alone:
+    the forces and tangent on the translations at the surface points.
 
     **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
     none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
@@ -761,6 +796,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     GXI = np.empty((NG, md))
     dNF = np.empty(md)                      # a clipped line point's dN / (-kon)
     HF = np.empty((md, md))                 # and its H with the normal's turn in xi
+    surf = rot.shape[0] > 0
+    arow = np.empty(anchor.shape[1])        # a point's anchor as _friction_point reads it
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -991,7 +1028,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             continue
         # friction: the pair's point (row q), then its line points (n + q NG + g)
         if use_p or points:
-            _friction_point(x, gp, Hp, gp, kp, gpt, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
+            _point_anchor(anchor, q, rot, q, surf, arow)
+            _friction_point(x, gp, Hp, gp, kp, gpt, arow, sliding[q] != 0, mu_s[q], mu_k[q],
                             kt[q], tangent and use_p, fw, Fpt, Kpt, out, kb, kb * bnd)
             if points:
                 state[q, :] = out
@@ -1005,9 +1043,10 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 kg = _W_T[g_] * L * k[q] if lon[g_] else 0.0
                 kgb = _W_T[g_] * L * k[q] if lband[g_] else 0.0     # (the tangent band)
                 row = n + q * NG + g_
+                _point_anchor(anchor, row, rot, q, surf, arow)
                 if not clip or not lon[g_]:
                     _friction_point(x, GL[g_], HL[g_], GL[g_], kg, rhoL[g_] - rad,
-                                    anchor[row], sliding[row] != 0, mu_s[row], mu_k[row],
+                                    arow, sliding[row] != 0, mu_s[row], mu_k[row],
                                     kt[row], tangent and use_l, fw, Fo, Ko, out, kgb,
                                     kgb * bnd)
                 else:
@@ -1024,7 +1063,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                         for i in range(md):
                             for j in range(md):
                                 HF[i, j] = HL[g_, i, j] + GXI[g_, i] * gxg[j]
-                    _friction_point(x, GL[g_], HF, dNF, kg, gg, anchor[row],
+                    _friction_point(x, GL[g_], HF, dNF, kg, gg, arow,
                                     sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
                                     tangent and use_l, fw, Fo, Ko, out, kgb, kgb * bnd)
                 if points:

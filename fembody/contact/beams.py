@@ -93,6 +93,7 @@ if TYPE_CHECKING:
 
 _NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64),
                                        np.zeros(0))     # a frictionless block's kernel inputs
+_NO_ROT = np.zeros((0, 4, 3, 3))        # (friction at the axes: crossing_forces' ``rot``)
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
 # The tangent band of the spatial pairs' penalty (crossing_forces' docstring "The tangent
@@ -411,6 +412,10 @@ class BeamContactBlock(ContactRows):
                 self.radii = np.asarray(radii, dtype=float).reshape(-1, 2)
                 n = len(self.X)
                 self._pair_of = np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)])
+                # each node's first place among the pairs' nodes, and every place's node
+                # (_rotations: one exp per node, not per pair and node)
+                _, self._node_first, self._node_at = np.unique(
+                    self.nodes.ravel(), return_index=True, return_inverse=True)
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
 
     def positions(self, x: np.ndarray) -> np.ndarray:
@@ -508,11 +513,14 @@ class BeamContactBlock(ContactRows):
         ``touching``, and :meth:`_friction` given
         ``rows``), is compared with them in tests/contact/test_compiled.py."""
         pos = np.ascontiguousarray(self.positions(x))
+        rot = _NO_ROT
         if self.frictional:
             h = self.history0 if history is None else history
             anchor, sliding = self._kernel_history(h)
             if self.surface:
-                anchor = self._kernel_anchor(x, anchor)
+                # (the pass makes the offsets o - v_A + v_B of the touching pairs' points
+                # alone: made for every point in numpy, they cost more than the pass)
+                rot = np.ascontiguousarray(self._rotations(x), dtype=float)
             mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
@@ -525,7 +533,7 @@ class BeamContactBlock(ContactRows):
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.free, self.ramp, self.frictional, anchor, sliding,
                                        mu_s,
-                                       mu_k, kt, tangent, points, False, TANGENT_BAND)
+                                       mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -550,7 +558,8 @@ class BeamContactBlock(ContactRows):
         out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                       self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
                                       _NO_VALUES,
-                                      _NO_VALUES, _NO_VALUES, False, False, True, 0.0)
+                                      _NO_VALUES, _NO_VALUES, False, False, True, 0.0,
+                                      _NO_ROT)
         return out[0], out[-1]
 
     # ------------------------------------------------------------------------- friction
@@ -638,7 +647,14 @@ class BeamContactBlock(ContactRows):
         last = self._last_rotations
         if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
             return last[1]
-        R = _rot_exp(rv.reshape(k, m, 3))
+        flat = rv.reshape(k * m, 3)
+        node = flat[self._node_first] if k == len(self) else None
+        if node is not None and np.array_equal(flat, node[self._node_at]):
+            # the System gathers a node's rotation vector into every pair it belongs to (a
+            # bundle's node into some 18 places): exp once per node, the same numbers
+            R = _rot_exp(node)[self._node_at].reshape(k, m, 3, 3)
+        else:                                   # (rows of pairs whose nodes disagree)
+            R = _rot_exp(rv.reshape(k, m, 3))
         R.flags.writeable = False
         self._last_rotations = (rv.copy(), R)
         return R
@@ -662,28 +678,6 @@ class BeamContactBlock(ContactRows):
         if not self.surface or x.shape[1] != md:
             return x
         return np.concatenate([x, np.zeros(x.shape)], axis=1)
-
-    def _kernel_anchor(self, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
-        """The anchors ``(p, 2 + d)`` the compiled pass reads for friction at the surfaces:
-        the parameters and the offset ``o - v_A + v_B``, so that its ``w = x_A(s_a) -
-        x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o`` (``v`` depends on
-        the rotations alone: the pass's forces and tangent on the translations are exact)."""
-        R = self._rotations(x)
-        eff = np.empty((len(anchor), 2 + self.dim))
-        eff[:, :2] = anchor[:, :2]
-        eff[:, 2:] = anchor[:, 2:2 + self.dim]
-        n = len(self)
-        # per part (the pairs' points, their line points): each pair's rotations broadcast
-        # over its points, not gathered per point
-        for sl, g in ((slice(0, n), 1), (slice(n, None), NG)):
-            a = anchor[sl].reshape(n, g, -1)
-            for i, (c, col) in enumerate(((a[..., 0], 5), (a[..., 1], 8))):
-                # (R a per point as a R^T: batched matmul, several times einsum's speed)
-                Ra = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i], 1, 2)
-                Rb = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i + 1], 1, 2)
-                v = (1.0 - c)[..., None] * Ra + c[..., None] * Rb
-                eff[sl, 2:] += (v if i else -v).reshape(-1, 3)
-        return eff
 
     def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
                  rows: np.ndarray | None = None) -> np.ndarray:
@@ -856,7 +850,8 @@ class BeamContactBlock(ContactRows):
             params = crossing_forces.trusted(pos, self.k, self.k_line, self.length,
                                              self.radius, self.free, self.ramp, False,
                                              _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
-                                             _NO_VALUES, False, True, False, 0.0)[3]
+                                             _NO_VALUES, False, True, False, 0.0,
+                                             _NO_ROT)[3]
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
@@ -1062,8 +1057,6 @@ class BeamContactBlock(ContactRows):
         n, d = len(self), self.dim
         m = self.X.shape[1]
         F, a = history.force[:, :m * d], history.anchor
-        if self.surface:
-            a = self._kernel_anchor(x, a)
         if slid is None:
             slid = _per_pair(np.logical_or, _slipped(history, d), n)
         rows = np.flatnonzero(slid)
@@ -1075,12 +1068,14 @@ class BeamContactBlock(ContactRows):
         if rows.size:
             pr = self._point_rows(rows)
             pos = np.ascontiguousarray(self.positions(x)[rows])
+            rot = (np.ascontiguousarray(self._rotations(x)[rows], dtype=float)
+                   if self.surface else _NO_ROT)
             # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
             out = crossing_forces.trusted(
                 pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],
-                self.free[rows], self.ramp[rows], True, a[pr],
+                self.free[rows], self.ramp[rows], True, np.ascontiguousarray(a[pr]),
                 np.array(history.sliding[pr], dtype=np.int64), self.mu_s[pr], self.mu_k[pr],
-                self.kt[pr], False, True, False, TANGENT_BAND)
+                self.kt[pr], False, True, False, TANGENT_BAND, rot)
             Fb[np.searchsorted(live, rows)] = _on_b(out[5][:, 1:], d)
         T = np.zeros(n)
         T[live] = np.linalg.norm(Fb, axis=1)

@@ -470,3 +470,27 @@ def node_caps(x: np.ndarray, k: float, radius: float):
               (-radius, _jconst(1.0, n, N)))
     on = ((tc[0] >= 0.0) & (tc[0] < 1.0) & (g[0] < 0.0)).astype(float)
     return _jmul(w, _jlin((0.5 * k * on, _jmul(g, g))))
+
+
+def surface_offsets(blk, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+    """The anchors ``(p, 2 + d)`` of a block measuring friction at the surfaces
+    (fembody.contact.beams.BeamContactBlock, ``surface``) as the compiled pass read them
+    before it was given the rotations (``crossing_forces``' ``rot``): the parameters and the
+    offset ``o - v_A + v_B`` of every point, ``v = ((1 - s) R_1 + s R_2) a`` per section
+    (fembody.contact.sections) at the rotations of ``x``, from ``anchor (p, 2 + d + 6)``; its
+    ``w = x_A(s_a) - x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o``."""
+    R = blk._rotations(x)
+    eff = np.empty((len(anchor), 2 + blk.dim))
+    eff[:, :2] = anchor[:, :2]
+    eff[:, 2:] = anchor[:, 2:2 + blk.dim]
+    n = len(blk)
+    # per part (the pairs' points, their line points): each pair's rotations broadcast
+    # over its points
+    for sl, g in ((slice(0, n), 1), (slice(n, None), NG)):
+        a = anchor[sl].reshape(n, g, -1)
+        for i, (c, col) in enumerate(((a[..., 0], 5), (a[..., 1], 8))):
+            Ra = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i], 1, 2)
+            Rb = a[..., col:col + 3] @ np.swapaxes(R[:, 2 * i + 1], 1, 2)
+            v = (1.0 - c)[..., None] * Ra + c[..., None] * Rb
+            eff[sl, 2:] += (v if i else -v).reshape(-1, 3)
+    return eff

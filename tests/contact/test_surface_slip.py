@@ -350,3 +350,63 @@ def _assert_tangent(blk, x, history=None):
     assert rot > 0.0
     assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
     assert np.abs(K[:, :, 12:] - Kfd[:, :, 12:]).max() < 1e-6 * rot
+
+
+def test_a_pair_reads_its_own_gathered_rotations():
+    """Guard (the block turns its rotation vectors into matrices once per node where the
+    pairs' gathered copies of a shared node agree, as the System gathers them:
+    fembody.contact.beams.BeamContactBlock._rotations): the rotations each pair reads are
+    those of its own row, bit for bit, there and where one pair's copy differs (what a
+    central difference on one pair's row does)."""
+    blk = _block(_lying(0.0)[0].compile())
+    n = len(blk.nodes)
+    turn = np.random.default_rng(3).uniform(-0.05, 0.05, (blk.nodes.max() + 1, 3))
+    x = np.concatenate([np.zeros((n, 12)), turn[blk.nodes].reshape(n, 12)], axis=1)
+    shared = np.bincount(blk.nodes.ravel())[blk.nodes] > 1
+    assert shared.any()
+    for dx in (0.0, 0.003):
+        y = x.copy()
+        i, a = np.argwhere(shared)[0]
+        y[i, 12 + 3 * a:15 + 3 * a] += dx       # this pair's copy of a shared node turned
+        blk._last_rotations = None
+        np.testing.assert_array_equal(blk._rotations(y), _exp(y[:, 12:].reshape(n, 4, 3)))
+
+
+def test_the_pass_makes_the_surface_offsets_of_the_array_form():
+    """The compiled pass given the pairs' rotations (``crossing_forces``' ``rot``: it makes
+    the offsets ``o - v_A + v_B`` of the touching pairs' points itself) against the pass
+    given those offsets made for every point in numpy (reference.surface_offsets): the
+    lying beam with line contact, its sections turned and anchored there, then moved across
+    and turned further (slip): forces, stiffness, touching rows and the points' states
+    agree to round-off. (On d624e7c the pass takes no rotations.)"""
+    from fembody.contact._kernels import crossing_forces
+    from fembody.contact.beams import TANGENT_BAND
+
+    from .reference import surface_offsets
+
+    m, _, _ = _lying(0.0)
+    blk = _block(m.compile())
+    onA = np.isclose(blk.X[:, :, 2], 2 * R)
+    n = len(blk.X)
+    rng = np.random.default_rng(7)
+
+    def state(y, scale):
+        x = np.zeros(blk.X.shape)
+        x[onA] = (3.7e-3, y, -DELTA)
+        turn = rng.uniform(-scale, scale, (blk.nodes.max() + 1, 3))
+        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
+
+    h = blk._open_history(state(0.0, 2e-3))
+    x = state(1e-4, 4e-3)
+    pos = np.ascontiguousarray(blk.positions(x))
+    args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True)
+    rest = (np.array(h.sliding, dtype=np.int64), blk.mu_s, blk.mu_k, blk.kt, True, True, False,
+            TANGENT_BAND)
+    rot = np.ascontiguousarray(blk._rotations(x))
+    new = crossing_forces(*args, np.ascontiguousarray(h.anchor), *rest, rot)
+    ref = crossing_forces(*args, surface_offsets(blk, x, h.anchor), *rest,
+                          np.zeros((0, 4, 3, 3)))
+    assert len(ref[2]) > 0 and np.abs(ref[4][:, 5:]).max() > 0.0
+    np.testing.assert_array_equal(new[2], ref[2])
+    for a, b in zip(new, ref):
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12 * max(np.abs(b).max(), 1e-300))
