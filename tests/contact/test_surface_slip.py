@@ -106,14 +106,21 @@ def test_a_lying_beam_moved_across_the_axes_is_held_by_friction():
     sqrt(DY^2 + (2R - DELTA)^2). On b2465cc the tangential force is ~1e-14 of the normal
     (the chords' difference lies along n)."""
     fA, _ = _lying_forces(np.array([0.0, DY, -DELTA]))
+    got, want = across_the_axes(fA)
+    assert abs(got / want - 1.0) < 1e-6, (got, want)
+
+
+def across_the_axes(fA: np.ndarray) -> tuple[float, float]:
+    """The force ``fA (3,)`` [N] on a beam lying on another along x, pressed by DELTA and
+    moved across both axes (along y) by DY (every line point sticking), as the ratio of its
+    parts along ``t`` and ``-n``, and that ratio's reference ``KT |u*| / (K pen)``
+    (:func:`test_a_lying_beam_moved_across_the_axes_is_held_by_friction`)."""
     th = np.arctan2(DY, 2 * R - DELTA)
     n = np.array([0.0, np.sin(th), np.cos(th)])
     t = np.array([0.0, np.cos(th), -np.sin(th)])
     pen = 2 * R - np.hypot(DY, 2 * R - DELTA)
     slip = DY * np.cos(th) + DELTA * np.sin(th)
-    got = (fA @ t) / -(fA @ n)
-    want = KT * slip / (K * pen)
-    assert abs(got / want - 1.0) < 1e-6, (got, want)
+    return float((fA @ t) / -(fA @ n)), float(KT * slip / (K * pen))
 
 
 def test_rolling_measures_no_slip_with_equal_radii():
@@ -180,6 +187,14 @@ def test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction():
     sys, A = _crossing_system()
     phi = 1e-4
     F, M = _contact_forces_on_a_moved_rigidly(sys, A, (0.0, 0.0, -DELTA), phi)
+    assert_held_twisted(F, M, phi)
+
+
+def assert_held_twisted(F: np.ndarray, M: float, phi: float) -> None:
+    """The force ``F (3,)`` [N] and the moment ``M`` [N m] about its axis (+x) on a beam
+    pressed on a crossing one along y and turned about its axis by ``phi`` [rad] are the
+    stuck spring's ``KT R sin phi`` along y and ``KT R^2 sin phi cos phi`` (rtol 1e-6;
+    :func:`test_a_crossing_beam_twisted_about_its_axis_is_held_by_friction`)."""
     slip = R * np.sin(phi)
     assert abs(F[1] / (KT * slip) - 1.0) < 1e-6, F
     assert abs(M / (KT * slip * R * np.cos(phi)) - 1.0) < 1e-6, M
