@@ -83,7 +83,6 @@ def _planar_at(dx: float, turn: float):
     return fA, mA, fB, mB
 
 
-@pytest.mark.xfail(strict=True, reason="planar rows tie the axes' points (issue 33 item 3a)")
 def test_planar_section_turned_in_place_is_held_by_friction():
     """A's tip pressed on B and turned by PHI in place: the surface point slips R sin(PHI)
     along +x (module docstring): force KT R sin(PHI) on A along x, its moment KT R^2
@@ -98,7 +97,6 @@ def test_planar_section_turned_in_place_is_held_by_friction():
     assert abs(mB / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6, mB
 
 
-@pytest.mark.xfail(strict=True, reason="planar rows tie the axes' points (issue 33 item 3a)")
 def test_planar_rolling_feels_no_friction():
     """A's tip rolled along B by DX (moved DX, turned -DX / R): the tied surface point
     slips DX - R sin(DX / R) (1e-6 of DX): the tangential force is below 1e-5 of the axes'
@@ -164,3 +162,88 @@ def test_spatial_free_end_turned_on_an_element_is_held_by_friction():
     assert abs(F[sys.dof(tip, "x")] / -ft - 1.0) < 1e-6, (F[sys.dof(tip, "x")], ft)
     assert abs(abs(F[sys.dof(tip, "ry")]) / (KT * R * R * np.sin(PHI) * np.cos(PHI))
                - 1.0) < 1e-6
+
+
+@pytest.mark.parametrize("turn", [PHI, 0.02])
+def test_planar_rows_tangent_on_the_angles(turn):
+    """The planar rows' stiffness (9 x 9: the three nodes' translations, then their angles)
+    against central differences of their forces (1e-6 of the largest entry), with A's tip
+    pressed, moved along B and turned by ``turn``: sticking (1e-3 rad) and slipping (0.02
+    rad: KT R sin(turn) = 10 N > MU N = 3 N). The moments' own derivative at fixed force
+    and the angles' columns of the return mapping's are in it. On d624e7c the rows have 6
+    DOFs and no angle."""
+    sys, A, B = _planar_tee()
+    blk = sys.beam_contact_blocks[0]
+    assert blk.kind == "node"
+    q = sys.q0.copy()
+    tip = A.first
+    q[sys.dof(tip, "x")] += 2e-6
+    q[sys.dof(tip, "y")] -= DELTA
+    q[sys.dof(tip, "rz")] += turn
+    for nd in B.nodes:                      # (B's sections turned too: both sides read)
+        q[sys.dof(nd, "rz")] += 0.3 * turn
+    x = sys.pose(blk, q)
+    assert x.shape[1] == 9, x.shape
+    f, K, _ = blk.forces(x, None, True)
+    live = np.flatnonzero(np.abs(f).max(axis=1) > 0.0)
+    assert live.size == 1
+    r = live[0]
+    h = 1e-9
+    fd = np.zeros((9, 9))
+    for j in range(9):
+        xp, xm = x.copy(), x.copy()
+        xp[r, j] += h
+        xm[r, j] -= h
+        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
+            2 * h)
+    assert np.abs(K[r] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(K[r] - fd).max()
+    # (sticking, the force follows the angles; slipping, its direction along B does not)
+    assert np.abs(fd[6:, 6:]).max() > 0.0
+    assert (np.abs(fd[:6, 6:]).max() > 0.0) == (turn == PHI)
+
+
+def test_planar_take_backs_take_back_the_rows_moments():
+    """The take-back blocks (point/line switch, entry ramps, free ends overlapping) take back
+    the weighted part of the rows' friction at the surfaces, moments included: with A slid
+    into the switch's spread band (tests/contact/test_planar_switch.py's ``_pair_of``, 3
+    degrees, 40.5 mm: some row weighted strictly between 0 and 1) and every node of A
+    turned by 0.01 rad, the contact's moment on each of A's angles is ``sum_r w_r m_r`` over
+    the element pairs' rows at that node (as the row's node or its element's), ``m_r`` the
+    row's moment and ``w_r`` its weight
+    left by the take-back blocks (``_weights``), to 1e-9 of the largest. On d624e7c no row
+    reads an angle: every moment is 0 (the reference's nonzero moments are asserted)."""
+    from fembody.contact.beams import BeamContactBlock
+    from .geometries import moved
+    from .test_ends_meet import _forces_with
+    from .test_planar_switch import _at, _pair_of, _weights
+    deg, ov = 3.0, 0.0405
+    sys, A, B, _ = _pair_of(deg, 0.0055, 0.02, 0.02, 12, friction=MU)
+    shift = _at(A, deg, ov)
+    w = _weights(sys, shift)
+    assert any(0.0 < v < 1.0 for v in w.values())
+    a_ids = np.array([nd.id for nd in A.nodes])
+    got, want = {}, {}
+    for b in sys.beam_contact_blocks:
+        x, ids = moved(sys, b, shift)
+        m, d = b.X.shape[1], b.X.shape[2]
+        if x.shape[1] != m * (d + 1):
+            continue
+        ang = x[:, m * d:]
+        ang[np.isin(b.nodes, a_ids)] += 0.01
+        sd = getattr(b, "side", None) if getattr(b, "sided", False) else None
+        h = b.history0 if getattr(b, "frictional", False) else None
+        f = _forces_with(b, x, h, sd)[0][:, m * d:]
+        for r, c in zip(*np.nonzero(np.isin(b.nodes, a_ids))):
+            got[b.nodes[r, c]] = got.get(b.nodes[r, c], 0.0) + f[r, c]
+        if isinstance(b, BeamContactBlock):
+            for r in range(len(b)):
+                wr = w.get(tuple(int(v) for v in b.nodes[r]), 1.0)
+                for c, p in enumerate(b.nodes[r]):
+                    if p in a_ids:
+                        want[p] = want.get(p, 0.0) + wr * f[r, c]
+    assert want, "no row reads an angle"
+    scale = max(abs(v) for v in want.values())
+    assert scale > 0.0
+    for p in set(got) | set(want):
+        assert abs(got.get(p, 0.0) - want.get(p, 0.0)) < 1e-9 * scale, (p, got.get(p),
+                                                                           want.get(p))
