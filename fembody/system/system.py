@@ -797,8 +797,7 @@ class System:
 
     def _gather_indices(self) -> dict:
         """Per block whose gathered coordinates are entries of ``q`` as they stand (no
-        rotation DOF, or a planar space's additive angles: the contact blocks, trusses,
-        springs), by ``id``: (the block, the index
+        rotation DOF: the contact blocks, trusses, springs), by ``id``: (the block, the index
         array ``(n, k)`` into ``q``), so that :meth:`pose` reads them by one fancy index
         instead of the space's gather, which maps the velocity DOFs to ``q`` and screens
         them for rotations on every call (issue 33: a bundle of beams in contact gathers
@@ -809,7 +808,7 @@ class System:
             dofs = getattr(b, "dofs", None)
             if (getattr(b, "spatial", False) or not isinstance(dofs, np.ndarray)
                     or dofs.dtype.kind not in "iu" or not dofs.size
-                    or (self.space.rotation[dofs].any() and not self.space.additive)):
+                    or self.space.rotation[dofs].any()):
                 continue
             at = self.gather(probe, dofs)
             idx = at.astype(np.int64)
