@@ -79,11 +79,11 @@ from .geometry import (closest_crossing, closest_node, distance, in_zone, point_
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
-from .sections import carried, carried_moment_tangent, tie
+from .sections import carried, carried_moment_tangent, carried_planar, tie, tie_planar
 from ..rotations import exp as _rot_exp
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
 from ._kernels import crossing_forces, node_forces
-from .rows import ContactRows, beam_neighbours
+from .rows import ContactRows, angle_dofs, beam_neighbours, node_radii
 from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows, spread_length
 from .planar_switch import point_blocks, point_rows
 
@@ -286,9 +286,10 @@ class BeamContactBlock(ContactRows):
     of A the ramp's length in A's parameter where that node is a free end, else 0 (the line
     weight ramped in where free ends meet end to end: :mod:`fembody.contact.line`, "Where
     free ends meet", :func:`fembody.contact.line.ramp_lengths`; default None: none);
-    ``radii (n, 2)`` (frictional spatial pairs whose ``dofs (n, 2 m d)`` end with the nodes'
-    rotations) the radii ``r_A``, ``r_B`` [m] the friction ties its surface points at (0: the
-    axes' points; **At the surfaces**; default None: the axes' points, no rotations).
+    ``radii (n, 2)`` (frictional pairs whose ``dofs`` end with the nodes' rotations: ``(n, 2
+    m d)`` spatial, ``(n, m (d + 1))`` planar) the radii ``r_A``, ``r_B`` [m] the friction
+    ties its surface points at (0: the axes' points; **At the surfaces**; default None: the
+    axes' points, no rotations).
 
     **Friction.** Each contact point (a pair's closest points; in a spatial pair also the
     ``NG`` Gauss points of its line part, each projected on B) has a tangential spring
@@ -329,8 +330,15 @@ class BeamContactBlock(ContactRows):
     forces and stiffness on the translations are exact as before; the moments come from its
     points' forces, and the stiffness's rotation rows and columns from the array evaluation
     (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
-    ends, so there alone those rows are approximate). A planar pair's friction (its A side
-    a node) and the junction, share and end rows still tie the axes' points; so that the
+    ends, so there alone those rows are approximate). A frictional planar block does the
+    same with the node's and the element's sections (tests/contact/test_rows_surface_slip
+    .py): its rows' DOFs are the three nodes' translations, then their angles (``dofs (n,
+    9)``), the anchor row ``(0, t_a, o, a_A, a_B)`` (8 entries), ``v_A = Q(theta_p) a_A``
+    and ``v_B`` the blend at ``t_a`` (:mod:`fembody.contact.sections`, **Planar**); a
+    section turned in place under the other beam slips ``r sin(phi)`` and a beam rolling
+    on another slips nothing. The planar take-back blocks (:mod:`fembody.contact.meet`,
+    :mod:`fembody.contact.planar_switch`) read the same angles and take back the same
+    measure. The junction, share and end rows still tie the axes' points; so that the
     junction and share rows take back exactly the friction a pair adds, a pair with a node
     at a kink of the reference configuration (or a branch) ties zero section vectors
     (``radii`` 0: the axes' points, as before). Left: a kink that forms in a run (the rows'
@@ -406,12 +414,15 @@ class BeamContactBlock(ContactRows):
                                              for a in (self.mu_s, self.mu_k, self.kt))
             # friction at the surfaces (**Friction**): the pairs' DOFs end with their nodes'
             # rotations, and the anchors carry the tied section vectors
-            self.surface = (kind == "crossing" and radii is not None
-                            and self.dofs.shape[1] == 2 * self.X.shape[1] * self.dim)
+            # (a planar node turns by one angle, a spatial one by a rotation vector)
+            nrot = 3 if self.dim == 3 else 1
+            self.surface = (radii is not None
+                            and self.dofs.shape[1] == self.X.shape[1] * (self.dim + nrot))
             if self.surface:
                 self.radii = np.asarray(radii, dtype=float).reshape(-1, 2)
                 n = len(self.X)
-                self._pair_of = np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)])
+                self._pair_of = (np.arange(n) if kind == "node" else
+                                 np.concatenate([np.arange(n), np.repeat(np.arange(n), NG)]))
                 # each node's first place among the pairs' nodes, and every place's node
                 # (_rotations: one exp per node, not per pair and node)
                 _, self._node_first, self._node_at = np.unique(
@@ -517,7 +528,9 @@ class BeamContactBlock(ContactRows):
         if self.frictional:
             h = self.history0 if history is None else history
             anchor, sliding = self._kernel_history(h)
-            if self.surface:
+            if self.surface and self.kind == "node":
+                anchor = self._kernel_anchor(x, anchor)
+            elif self.surface:
                 # (the pass makes the offsets o - v_A + v_B of the touching pairs' points
                 # alone: made for every point in numpy, they cost more than the pass)
                 rot = np.ascontiguousarray(self._rotations(x), dtype=float)
@@ -677,7 +690,18 @@ class BeamContactBlock(ContactRows):
         md = self.X[0].size
         if not self.surface or x.shape[1] != md:
             return x
-        return np.concatenate([x, np.zeros(x.shape)], axis=1)
+        return np.concatenate([x, np.zeros((len(x), self.dofs.shape[1] - md))], axis=1)
+
+    def _kernel_anchor(self, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """The anchors ``(p, 2 + d)`` the planar compiled pass (``node_forces``) reads for
+        friction at the surfaces: the parameters and the offset ``o - v_A + v_B``, so that
+        its ``w = x_A - x_B(t_a) - o'`` is the surface points' ``x_A + v_A - x_B - v_B - o``
+        (``v`` depends on the angles alone: the pass's forces and tangent on the translations
+        are exact). Spatial pairs' offsets are made inside ``crossing_forces`` (its ``rot``)."""
+        vA, _, _, vB, _, _ = self._carried_planar(x, anchor, np.arange(len(self)))
+        eff = np.array(anchor[:, :2 + self.dim], dtype=float, order="C")
+        eff[:, 2:] += vB - vA
+        return eff
 
     def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
                  rows: np.ndarray | None = None) -> np.ndarray:
@@ -689,6 +713,8 @@ class BeamContactBlock(ContactRows):
         alone (default None: those where a point carries a force; the others' are zero).
         """
         n, md = len(self), self.X[0].size
+        if self.kind == "node":
+            return self._moments_planar(x, anchor, f)
         if rows is None:
             rows = np.flatnonzero(_per_pair(np.logical_or, _nonzero_rows(f), n))
         M = np.zeros((n, md))
@@ -708,6 +734,33 @@ class BeamContactBlock(ContactRows):
             M[rows] += wt[:, None] * np.concatenate(parts, axis=2).sum(axis=1)
         return M
 
+    def _carried_planar(self, x: np.ndarray, anchor: np.ndarray, rows: np.ndarray):
+        """Planar pairs ``rows (p,)`` with their anchors ``anchor (p, 8)`` ``(0, t_a, o, a_A,
+        a_B)``: the section vectors carried to the current angles (``x (n, 9)``, the three
+        nodes' angles after the displacements), ``v_A (p, 2)`` by the node's section, its
+        derivative ``(p, 2, 1)`` and :func:`fembody.contact.sections.carried_planar`'s
+        ``D``; ``v_B`` by the element's section at ``t_a``, the same on (b0, b1)."""
+        th = x[rows, 3 * self.dim:]
+        if th.shape[1] == 0:                # (the displacements alone: reference angles)
+            th = np.zeros((len(rows), 3))
+        vA, GA, DA = carried_planar(th[:, [0, 0]], np.zeros(len(rows)), anchor[:, 4:6])
+        vB, GB, DB = carried_planar(th[:, 1:], anchor[:, 1], anchor[:, 6:8])
+        return vA, GA[:, :, :1], DA.sum(axis=1)[:, None], vB, GB, DB
+
+    def _moments_planar(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray
+                        ) -> np.ndarray:
+        """The planar pairs' friction moments ``(n, 3)`` [N m] on the angles of (p, b0, b1)
+        from the points' friction forces ``f (n, 2)``: ``dv_A/dtheta . f`` and ``-dv_B/dtheta
+        . f`` (:func:`fembody.contact.sections.carried_planar`)."""
+        M = np.zeros((len(self), 3))
+        rows = np.flatnonzero(_nonzero_rows(f))
+        if rows.size:
+            _, GA, _, _, GB, _ = self._carried_planar(x, anchor[rows], rows)
+            fr = f[rows][:, None, :]
+            M[rows, :1] = (fr @ GA)[:, 0]
+            M[rows, 1:] = -(fr @ GB)[:, 0]
+        return M
+
     def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
         """The compiled pass's ``out`` (asked with the points' states) completed with the
         rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
@@ -718,6 +771,8 @@ class BeamContactBlock(ContactRows):
         if x.shape[1] == f.shape[1]:
             return f, K
         h = self.history0 if history is None else history
+        if self.kind == "node":
+            return self._with_angles(x, h, tangent, f, K, out[3], side)
         f = np.concatenate([f, self._moments(x, h.anchor, out[4][:, 5:5 + self.dim],
                                              out[5][:, 0],
                                              np.asarray(out[2], dtype=np.int64))], axis=1)
@@ -731,6 +786,26 @@ class BeamContactBlock(ContactRows):
             K = Kr
         return f, K
 
+    def _with_angles(self, x: np.ndarray, h: History, tangent: bool, f: np.ndarray,
+                     K: np.ndarray, st: np.ndarray, side):
+        """Planar :meth:`_with_rotations`: the pass's forces ``f (n, 6)`` and stiffness ``K
+        (n, 6, 6)`` completed with the moments on the three nodes' angles (from the points'
+        friction forces in the pass's state ``st``) and the touching pairs' rows and columns
+        of the angles (the array evaluation, :meth:`_friction_of`)."""
+        d, md = self.dim, f.shape[1]
+        f = np.concatenate([f, self._moments_planar(x, h.anchor, st[:, 5:5 + d])], axis=1)
+        if not tangent:
+            return f, K
+        k = x.shape[1]
+        Kf = np.zeros((len(self), k, k))
+        Kf[:, :md, :md] = K
+        rows = np.flatnonzero(K.reshape(len(K), -1).any(axis=1))
+        if rows.size:
+            Kr = self._friction_of(x, h, True, rows=rows, side=side)[1]
+            Kr[:, :md, :md] = K[rows]
+            Kf[rows] = Kr
+        return f, Kf
+
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
         """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
         with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
@@ -740,9 +815,17 @@ class BeamContactBlock(ContactRows):
         dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
         nn = np.linalg.norm(dv, axis=1)
         nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
-                       np.array([0.0, 0.0, 1.0]))
-        R = self._rotations(x)[self._pair_of]
+                       np.eye(self.dim)[-1])
         rA, rB = self.radii[self._pair_of].T
+        if self.kind == "node":
+            th = x[:, 3 * self.dim:]
+            if th.shape[1] == 0:
+                th = np.zeros((len(x), 3))
+            return np.concatenate([tie_planar(th[:, [0, 0]], np.zeros(len(th)),
+                                              -rA[:, None] * nrm),
+                                   tie_planar(th[:, 1:], params[:, 1], rB[:, None] * nrm)],
+                                  axis=1)
+        R = self._rotations(x)[self._pair_of]
         return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
                                tie(R[:, 2:], params[:, 1], rB[:, None] * nrm)], axis=1)
 
@@ -778,7 +861,10 @@ class BeamContactBlock(ContactRows):
             c = Coulomb(st[:, 5:5 + d], None, st[:, 2] > 0.0, st[:, 3], st[:, 4], None, None)
             if self.kind == "node":
                 F = (c.f[:, None, :] * self._anchor_coefficients(h.anchor[:, :2])[:, :, None])
-                return F.reshape(len(self), -1), None, c, params, st[:, 0], None
+                F = F.reshape(len(self), -1)
+                if self.surface and x.shape[1] > F.shape[1]:
+                    F = np.concatenate([F, self._moments_planar(x, h.anchor, c.f)], axis=1)
+                return F, None, c, params, st[:, 0], None
             extra = out[5]
             F = extra[:, 1:]
             if self.surface and x.shape[1] > F.shape[1]:
@@ -790,7 +876,12 @@ class BeamContactBlock(ContactRows):
         anchor = h.anchor[pr]
         ca = self._anchor_coefficients(anchor[:, :2])
         rot = self.surface and x.shape[1] > m * d       # the rotations' columns too
-        if self.surface:
+        k = x.shape[1] if rot else m * d
+        if self.surface and self.kind == "node":
+            sel = np.arange(len(self)) if rows is None else rows
+            vA, GA, DA, vB, GB, DB = self._carried_planar(x, anchor, sel)
+            w = np.einsum("pm,pmi->pi", ca, pos) - (anchor[:, 2:2 + d] - vA + vB)
+        elif self.surface:
             sel = slice(None) if rows is None else rows
             nr = len(self) if rows is None else len(rows)
             local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
@@ -800,15 +891,15 @@ class BeamContactBlock(ContactRows):
         else:
             w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:]
         dw = None
-        k = 2 * m * d if rot else m * d
         if tangent:
             dw = np.zeros((p, d, k))
             dw[:, :, :m * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
                 p, d, m * d)
             if rot:
-                dw[:, :, m * d:m * d + 6], dw[:, :, m * d + 6:] = GA, -GB
-                dn = np.concatenate([dn, np.zeros((p, d, m * d))], axis=2)
-                dN = np.concatenate([dN, np.zeros((p, m * d))], axis=1)
+                na = GA.shape[2]
+                dw[:, :, m * d:m * d + na], dw[:, :, m * d + na:] = GA, -GB
+                dn = np.concatenate([dn, np.zeros((p, d, k - m * d))], axis=2)
+                dN = np.concatenate([dN, np.zeros((p, k - m * d))], axis=1)
         c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
                     dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
@@ -816,7 +907,15 @@ class BeamContactBlock(ContactRows):
         if rot:
             Fp = np.concatenate([Fp, (c.f[:, None, :] @ GA)[:, 0],
                                  -(c.f[:, None, :] @ GB)[:, 0]], axis=1)
-            if tangent:
+            if tangent and self.kind == "node":
+                # (dw/dX)^T dT/dX, and the moments' own derivative at fixed T (sections,
+                # **Planar**: -c_i (Q_i a) . T on the angles' diagonal, B's with its sign)
+                Kp = np.swapaxes(dw, 1, 2) @ c.K
+                ang = np.arange(m * d, k)
+                Kp[:, ang, ang] += np.column_stack(
+                    [-np.einsum("pi,pi->p", DA[:, 0], c.f),
+                     np.einsum("pji,pi->pj", DB, c.f)])
+            elif tangent:
                 # (dw/dX)^T dT/dX, and the moments' own derivative at fixed T (sections)
                 Kp = np.swapaxes(dw, 1, 2) @ c.K
                 Kp[:, m * d:m * d + 6, m * d:m * d + 6] += carried_moment_tangent(
@@ -1289,7 +1388,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
             tol = np.full(len(ids), bc.max_penetration)
             free = np.zeros((len(ids), 2), bool)
             ramp = np.zeros((len(ids), 2))
-            radii = np.zeros((len(ids), 2))
+            # the radii the surface friction ties its section vectors at: the node's
+            # section's and the element's (BeamContactBlock, "At the surfaces")
+            radii = node_radii(bc, ids[:, :2])
         watch.append((bc, nodes, rad, group, els, pairs, (x0, x1)))
         # spatial: the junction rows; planar: pairs of nodes (free ends, convex kinks), the
         # one case the node-on-element rows leave out (fembody.contact.ends)
@@ -1321,11 +1422,12 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
     friction = tuple(np.concatenate([p[6] for p in parts]).T)
     radii = None
-    if kind == "crossing" and (friction[0] > 0.0).any():
+    if (friction[0] > 0.0).any():
         # friction measured at the surfaces: the nodes' rotations too (BeamContactBlock,
-        # **Friction**), after the translations
-        rdofs = node_dofs[ids][:, :, nd:2 * nd]
-        if rdofs.shape[2] == nd and (rdofs >= 0).all():
+        # **Friction**), after the translations (planar: the one angle)
+        nr = dim.pick(1, 3)
+        rdofs = node_dofs[ids][:, :, nd:nd + nr]
+        if rdofs.shape[2] == nr and (rdofs >= 0).all():
             dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
             radii = np.concatenate([p[9] for p in parts])
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
@@ -1360,13 +1462,15 @@ def _overlap_blocks(model: "Model", rows: list, node_dofs: np.ndarray, nd: int) 
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
                    for r in rows], dtype=float)
-    return [EndOverlapBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+    frictional = bool((fr[:, 0] > 0.0).any())
+    return [EndOverlapBlock(ids, angle_dofs(node_dofs, ids, nd, frictional), X,
                             np.array([r[2] for r in rows]), np.array([r[3] for r in rows]),
                             np.array([r[0].stiffness for r in rows], dtype=float), labels,
                             friction=tuple(fr.T) if (fr[:, 0] > 0.0).any() else None,
                             rows_class=BeamContactBlock,
                             inner=np.array([r[4] for r in rows], dtype=bool),
-                            length=np.array([spread_length(r[0]) for r in rows]))]
+                            length=np.array([spread_length(r[0]) for r in rows]),
+                            node_radius=np.array([node_radii(r[0], r[1]) for r in rows]))]
 
 
 def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int) -> list:

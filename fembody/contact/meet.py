@@ -279,7 +279,7 @@ from .cone import ConePoints, no_points
 from .friction import History
 from .geometry import PARALLEL_SINE, beyond_node, closest_node, distance, side_now, signed
 from ..elements.base import Labels
-from .rows import ContactRows, beam_neighbours, pair_report
+from .rows import ContactRows, angle_dofs, beam_neighbours, node_radii, pair_report
 
 SINE_BAND = PARALLEL_SINE       # the lean term's band (module docstring)
 SPREAD_LINE = 0.25              # the point/line switch's spread band (module docstring)
@@ -945,6 +945,9 @@ class _PlanarTakeBack(ContactRows):
 
         def evaluate(live):
             fl, Kl, extra = self._parts_live(x, sd, live, tangent)
+            # (the rows' energy reads the translations; a block whose friction reads the
+            # nodes' angles too has them after: zero columns here)
+            fl, Kl = _padded(fl, x.shape[1]), (_padded(Kl, x.shape[1]) if tangent else Kl)
             if self.frictional:
                 Ff, Kf = self._friction(x, history, tangent, sd, live, *extra)[:2]
                 fl = fl + Ff
@@ -989,6 +992,12 @@ class _PlanarTakeBack(ContactRows):
         work = 0.5 * float(np.sum((F + history.force) * (xg - history.x)))
         new = History(rows.anchor, rows.sliding, rows.slip, xg.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
+
+    def _gathered(self, x: np.ndarray) -> np.ndarray:
+        """The weighted rows' gathered coordinates ``(count n, 6)`` (with the nodes' angles,
+        ``(count n, 9)``: :func:`_set_friction`) from the block's ``x``, row by row."""
+        return x[np.arange(len(x))[:, None, None], self._fcols].reshape(
+            self._weighted_rows * len(x), -1)
 
     def _taken(self, x: np.ndarray, sd: np.ndarray) -> np.ndarray:
         """The parts of the weighted rows this block takes back at ``x`` (its sides
@@ -1039,30 +1048,59 @@ class _PlanarTakeBack(ContactRows):
         return out
 
 
-def _set_friction(block, friction, rows_class, count: int, labels) -> None:
+def _padded(a: np.ndarray, k: int) -> np.ndarray:
+    """Forces ``(r, j)`` or stiffness ``(r, j, j)`` with zero columns (and rows) appended
+    up to ``k``: a take-back block's frictionless part on the translations, in a block whose
+    DOFs end with the nodes' angles."""
+    j = a.shape[1]
+    if j == k:
+        return a
+    out = np.zeros(a.shape[:1] + (k,) * (a.ndim - 1))
+    out[(slice(None),) + (slice(0, j),) * (a.ndim - 1)] = a
+    return out
+
+
+def _set_friction(block, friction, rows_class, count: int, labels,
+                  node_radius: np.ndarray | None = None) -> None:
     """A planar take-back block's friction: ``friction`` (None: frictionless) kept with
     ``rows_class`` (the planar rows' class whose return mapping it runs; needed where a
     coefficient is positive), ``frictional``, and then the block's own copy of its
     ``count`` weighted node-on-element rows per row (history rows ``count i + c``) from its
     ``nodes``, ``dofs``, ``X``, ``tri``, ``_cols``, ``radius`` and ``k``, each labelled by
-    its row, with the copy's ``history0``."""
+    its row, with the copy's ``history0``.
+
+    Where the block's ``dofs (n, m (d + 1))`` end with its ``m`` nodes' angles and
+    ``node_radius (n, m)`` gives the section radius [m] at each node, the copy's rows read
+    their three nodes' angles too and measure the friction at the sections' surface
+    points, as the rows do (:class:`fembody.contact.beams.BeamContactBlock`, "At the
+    surfaces"): so the block takes back exactly the friction the rows add. ``_fcols (n,
+    count, 6 or 9)`` are the copy's columns in the block's ``x``."""
     block._friction_args, block._rows_class = friction, rows_class
     block._weighted_rows = count
+    n, m, d = block.X.shape
+    cols = block._cols.reshape(n, count, 3 * d)
+    radii = None
+    if node_radius is not None and block.dofs.shape[1] == m * (d + 1):
+        tri = block.tri.reshape(n, count, 3)
+        cols = np.concatenate([cols, m * d + tri], axis=2)
+        nr = np.asarray(node_radius, dtype=float).reshape(n, m)
+        radii = np.stack([np.take_along_axis(nr, tri[..., 0], 1),
+                          np.take_along_axis(nr, tri[..., 1], 1)], axis=-1).reshape(-1, 2)
+    block._fcols = cols
     block.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
     if not block.frictional:
         return
     if rows_class is None:
         raise ValueError(f"{type(block).__name__}: a frictional block needs rows_class, the "
                          "planar rows' class whose return mapping it runs")
-    n, d = len(block.X), block.X.shape[-1]
     r = np.arange(n)[:, None, None]
     rep = lambda a: np.repeat(np.asarray(a, dtype=float), count)
     block._mirror = rows_class(
         "node", block.nodes[r, block.tri].reshape(count * n, 3),
-        block.dofs[r, block._cols].reshape(count * n, 3 * d),
+        block.dofs[r, cols].reshape(count * n, cols.shape[2]),
         block.X[r, block.tri].reshape(count * n, 3, d), rep(block.radius), rep(block.k),
         [labels[i // count] for i in range(count * n)],
-        friction=tuple(rep(a) for a in friction))
+        friction=tuple(rep(a) for a in friction), radii=radii)
     block.history0 = block._mirror.history0
 
 
@@ -1127,7 +1165,8 @@ class EndOverlapBlock(_PlanarTakeBack):
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray, tri: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
                  friction: tuple | None = None, rows_class: type | None = None,
-                 inner: np.ndarray | None = None, *, length: np.ndarray) -> None:
+                 inner: np.ndarray | None = None, *, length: np.ndarray,
+                 node_radius: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -1154,7 +1193,7 @@ class EndOverlapBlock(_PlanarTakeBack):
         # (friction: its own copy of the two weighted rows, per row p's then q's, history rows
         # 2 i and 2 i + 1: their mapping, their reference anchors; module docstring,
         # "Friction")
-        _set_friction(self, friction, rows_class, 2, labels)
+        _set_friction(self, friction, rows_class, 2, labels, node_radius)
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
@@ -1267,8 +1306,9 @@ class EndOverlapBlock(_PlanarTakeBack):
         a, ga, ha = self.shares(x, side, tangent) if share is None else share
         both = (rows[0][0] & rows[1][0]).astype(float)
         E = np.zeros(len(x))
-        f = np.zeros(x.shape)
-        K = np.zeros((len(x), x.shape[1], x.shape[1])) if tangent else None
+        k = self.X[0].size                  # (the translations: the energy's DOFs)
+        f = np.zeros((len(x), k))
+        K = np.zeros((len(x), k, k)) if tangent else None
         for c, (_, Ec, Gc, Hc) in enumerate(rows):
             E -= both * a[:, c] * Ec
             f -= both[:, None] * (a[:, c, None] * Gc + Ec[:, None] * ga[:, c])
@@ -1304,7 +1344,7 @@ class EndOverlapBlock(_PlanarTakeBack):
         and their shares (which :meth:`_friction` reuses): one compiled pass
         (:func:`fembody.contact._meet_kernels.overlap_take`, equal to :meth:`_energy` and
         :meth:`shares` to round-off, tests/contact/test_planar_kernels.py)."""
-        pos = self.X[live] + x[live].reshape(self.X[live].shape)
+        pos = self.X[live] + x[live, :self.X[0].size].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
         if not all(np.all(line_held(pos, self.tri[live, c], np.column_stack(
                 [np.full(len(live), (U, W)[c]), np.full(len(live), -1)]), self.radius[live],
@@ -1313,7 +1353,7 @@ class EndOverlapBlock(_PlanarTakeBack):
             # where it makes every weighted row point contact, Lam = 0)
             sub = self._take(live)
             if all(np.all(L[0] == 0.0) for L in sub._lines(pos, side, False)):
-                return _nothing(live, x.shape[1], 2, tangent)
+                return _nothing(live, self.X[0].size, 2, tangent)
             share = sub.shares(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, share)
             return fl, Kl, ((share[0], share[1], None),)
@@ -1323,11 +1363,6 @@ class EndOverlapBlock(_PlanarTakeBack):
         return fl, (Kl if tangent else None), ((a, ga, None),)
 
     # ------------------------------------------------------------------------- friction
-    def _gathered(self, x: np.ndarray) -> np.ndarray:
-        """The two weighted rows' gathered displacements ``(2 n, 6)`` (p's row, then q's,
-        per row) from the block's ``x (n, 8)``."""
-        return x[np.arange(len(x))[:, None, None], self._cols].reshape(2 * len(x), -1)
-
     def _weights(self, x: np.ndarray, side: np.ndarray, share: tuple | None = None):
         """Per weighted row the part of its friction taken back ``(n, 2)``, ``(F (1 - S),
         F S)`` where both rows are in their zones (else 0), and their gradients ``(n, 2,
@@ -1359,11 +1394,13 @@ class EndOverlapBlock(_PlanarTakeBack):
                                                     side=sd.reshape(-1))
         if rows is None:
             a, ga = self._weights(x, sd)
-            cols_all = self._cols
+            cols_all = self._fcols
         else:
             a, ga = self._take(rows)._weights(x[rows], sd[rows], share)
-            cols_all = self._cols[rows]
+            cols_all = self._fcols[rows]
         n, m = len(a), x.shape[1]
+        if ga.shape[2] < m:
+            ga = np.concatenate([ga, np.zeros(ga.shape[:2] + (m - ga.shape[2],))], axis=2)
         r = np.arange(n)[:, None]
         part = np.zeros((n, 2, m))          # each weighted row's force on the block's DOFs
         for cc in (0, 1):
@@ -1632,7 +1669,8 @@ class EntryRampBlock(_PlanarTakeBack):
                  ends: np.ndarray, ramp: np.ndarray, radius: np.ndarray, k: np.ndarray,
                  labels, side: np.ndarray | None = None, friction: tuple | None = None,
                  rows_class: type | None = None, has: np.ndarray | None = None, *,
-                 length: np.ndarray, across: np.ndarray | None = None) -> None:
+                 length: np.ndarray, across: np.ndarray | None = None,
+                 node_radius: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
         self.length = np.asarray(length, float).reshape(-1)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -1670,7 +1708,7 @@ class EntryRampBlock(_PlanarTakeBack):
         self.side = side0 if side is None else side
         self._unsigned = np.zeros((n, 5))
         # (friction: its own copy of the five weighted rows, history rows 5 i + r)
-        _set_friction(self, friction, rows_class, 5, labels)
+        _set_friction(self, friction, rows_class, 5, labels, node_radius)
 
     def _take(self, rows: np.ndarray) -> "EntryRampBlock":
         """The rows ``rows`` as a frictionless block."""
@@ -1681,7 +1719,7 @@ class EntryRampBlock(_PlanarTakeBack):
                               across=self.across[rows])
 
     def positions(self, x: np.ndarray) -> np.ndarray:
-        return self.X + x.reshape(self.X.shape)
+        return self.X + x[:, :self.X[0].size].reshape(self.X.shape)
 
     def _triplet(self, pos: np.ndarray, c: int) -> np.ndarray:
         """The node positions ``(n, 3, d)`` of each row's weighted row ``c`` (0: p's)."""
@@ -1786,8 +1824,9 @@ class EntryRampBlock(_PlanarTakeBack):
         rows = self._rows(pos, side, tangent)
         a, ga, ha = self.parts(x, side, tangent) if parts is None else parts
         E = np.zeros(len(x))
-        f = np.zeros(x.shape)
-        K = np.zeros((len(x), x.shape[1], x.shape[1])) if tangent else None
+        k = self.X[0].size                  # (the translations: the energy's DOFs)
+        f = np.zeros((len(x), k))
+        K = np.zeros((len(x), k, k)) if tangent else None
         for c, (_, Ec, Gc, Hc) in enumerate(rows):
             E -= a[:, c] * Ec
             f -= a[:, c, None] * Gc + Ec[:, None] * ga[:, c]
@@ -1839,7 +1878,7 @@ class EntryRampBlock(_PlanarTakeBack):
         friction, and their parts (which :meth:`_friction` reuses): one compiled pass
         (:func:`fembody.contact._meet_kernels.exit_take`, equal to :meth:`_energy` and
         :meth:`parts` to round-off, tests/contact/test_planar_kernels.py)."""
-        pos = self.X[live] + x[live].reshape(self.X[live].shape)
+        pos = self.X[live] + x[live, :self.X[0].size].reshape(self.X[live].shape)
         side = np.ascontiguousarray(sd[live], dtype=float)
         on = self._on[live]
         if not self._all_held(pos, live, side):
@@ -1848,7 +1887,7 @@ class EntryRampBlock(_PlanarTakeBack):
             sub = self._take(live)
             if all(np.all((L[0] == 0.0) | ~on[:, c])
                    for c, L in enumerate(sub._lines(pos, side, False))):
-                return _nothing(live, x.shape[1], 5, tangent)
+                return _nothing(live, self.X[0].size, 5, tangent)
             parts = sub.parts(x[live], side, tangent)
             _, fl, Kl = sub._energy(x[live], side, tangent, parts)
             return fl, Kl, ((parts[0], parts[1], None),)
@@ -1914,10 +1953,6 @@ class EntryRampBlock(_PlanarTakeBack):
         return self._chord_rows
 
     # ------------------------------------------------------------------------- friction
-    def _gathered(self, x: np.ndarray) -> np.ndarray:
-        """The five weighted rows' gathered displacements ``(5 n, 6)`` from ``x (n, 10)``."""
-        return x[np.arange(len(x))[:, None, None], self._cols].reshape(5 * len(x), -1)
-
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
                   rows: np.ndarray | None = None, parts: tuple | None = None):
         """The friction the ``rows`` (default None: all) take back ``-sum_r A_r F_r`` ``(r,
@@ -1935,8 +1970,10 @@ class EntryRampBlock(_PlanarTakeBack):
         if parts is None:
             parts = blk.parts(x[sel], sd[sel], False)
         a, ga = parts[:2]
-        cols_all = self._cols[sel]
+        cols_all = self._fcols[sel]
         n, m = len(a), x.shape[1]
+        if ga.shape[2] < m:
+            ga = np.concatenate([ga, np.zeros(ga.shape[:2] + (m - ga.shape[2],))], axis=2)
         r = np.arange(n)[:, None]
         part = np.zeros((n, 5, m))          # each weighted row's force on the block's DOFs
         for cc in range(5):
@@ -2055,7 +2092,8 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                     f"({rows[i][1][1]}, {rows[i][1][2]}) (entering at a free end)", len(ids))
     fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
                    for r in rows], dtype=float)
-    return [EntryRampBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+    frictional = bool((fr[:, 0] > 0.0).any())
+    return [EntryRampBlock(ids, angle_dofs(node_dofs, ids, nd, frictional), X,
                            np.array([r[2] for r in rows], dtype=bool),
                            np.array([r[4] for r in rows], dtype=bool), ramp, rsum,
                            np.array([r[0].stiffness for r in rows], dtype=float), labels,
@@ -2063,4 +2101,5 @@ def entry_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                            rows_class=rows_class,
                            has=np.array([r[5] for r in rows], dtype=bool),
                            length=np.array([spread_length(r[0]) for r in rows]),
-                           across=np.array([r[6] for r in rows], dtype=bool))]
+                           across=np.array([r[6] for r in rows], dtype=bool),
+                           node_radius=np.array([node_radii(r[0], r[1]) for r in rows]))]

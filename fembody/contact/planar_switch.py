@@ -248,6 +248,7 @@ import numpy as np
 from ..elements.base import Labels
 from .friction import History
 from .geometry import closest_node, distance, side_now, signed
+from .rows import angle_dofs, node_radii
 from .meet import _PlanarTakeBack, _node_rows, _set_friction, across_line, \
     blended_across, chord_run, line_held, point_indicator, shared_rows, spread_length
 
@@ -275,7 +276,8 @@ class PointRowBlock(_PlanarTakeBack):
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, side: np.ndarray | None = None,
                  friction: tuple | None = None, rows_class: type | None = None, *,
-                 length: np.ndarray, cn: np.ndarray | None = None) -> None:
+                 length: np.ndarray, cn: np.ndarray | None = None,
+                 node_radius: np.ndarray | None = None) -> None:
         self.X = np.asarray(X, dtype=float)
         n, m, d = self.X.shape
         if m not in (6, 7):
@@ -296,7 +298,7 @@ class PointRowBlock(_PlanarTakeBack):
         self.side = (side_now(self._triplet(self.X, 0), np.zeros(n)) if side is None
                      else np.asarray(side, float).reshape(n))
         self._unsigned = np.zeros(n)
-        _set_friction(self, friction, rows_class, 1, labels)
+        _set_friction(self, friction, rows_class, 1, labels, node_radius)
 
     def _take(self, rows: np.ndarray) -> "PointRowBlock":
         """The rows ``rows`` as a frictionless block."""
@@ -429,10 +431,6 @@ class PointRowBlock(_PlanarTakeBack):
         return fl, Kl, ((parts[0], parts[1], None),)
 
     # ------------------------------------------------------------------------- friction
-    def _gathered(self, x: np.ndarray) -> np.ndarray:
-        """The rows' gathered displacements ``(n, 6)`` from ``x (n, 2 m)``."""
-        return x[:, :3 * self.dim]
-
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool, side,
                   rows: np.ndarray | None = None, parts: tuple | None = None):
         """The friction the ``rows`` (default None: all) take back ``-(1 - Lam) (1 - M) F``
@@ -450,15 +448,16 @@ class PointRowBlock(_PlanarTakeBack):
             parts = blk.parts(x[sel], sd[sel], False)
         a, ga = parts[:2]
         n, m = len(a), x.shape[1]
-        k3 = 3 * self.dim
+        cols = self._fcols[sel, 0]          # the row's columns (its nodes' angles too)
+        r = np.arange(n)[:, None]
         part = np.zeros((n, m))
-        part[:, :k3] = F1
+        part[r, cols] = F1
         F = -a[:, 0, None] * part
         K = None
         if tangent:
             K = np.zeros((n, m, m))
-            K[:, :k3, :k3] = -a[:, 0, None, None] * K1
-            K -= part[:, :, None] * ga[:, 0, None, :]
+            K[r[:, :, None], cols[:, :, None], cols[:, None, :]] = -a[:, 0, None, None] * K1
+            K[:, :, :ga.shape[2]] -= part[:, :, None] * ga[:, 0, None, :]
         return F, K, c, a
 
     def resultants(self, x: np.ndarray, side=None) -> np.ndarray:
@@ -523,11 +522,13 @@ def point_blocks(model, rows: list, node_dofs: np.ndarray, nd: int, rows_class: 
                         len(ids))
         fr = np.array([[r[0].friction, r[0].kinetic_friction, r[0].tangential_stiffness]
                        for r in sel], dtype=float)
-        out.append(PointRowBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+        frictional = bool((fr[:, 0] > 0.0).any())
+        out.append(PointRowBlock(ids, angle_dofs(node_dofs, ids, nd, frictional), X,
                                  np.array([r[2] for r in sel], dtype=float),
                                  np.array([r[0].stiffness for r in sel], dtype=float),
                                  labels, friction=tuple(fr.T) if (fr[:, 0] > 0.0).any()
                                  else None, rows_class=rows_class,
                                  length=np.array([spread_length(r[0]) for r in sel]),
-                                 cn=cn))
+                                 cn=cn, node_radius=np.array(
+                                     [node_radii(r[0], row) for r, row in zip(sel, ids)])))
     return out

@@ -48,8 +48,9 @@ class ContactRows:
 
     def positions(self, x: np.ndarray) -> np.ndarray:
         """Current node positions ``(n, m, d)`` [m] of the rows from their gathered
-        displacements ``x (n, m d)`` [m]."""
-        return self.X + x.reshape(self.X.shape)
+        displacements ``x (n, m d)`` [m] (a block whose DOFs end with the nodes' angles,
+        ``x (n, m (d + 1))``: read up to the displacements)."""
+        return self.X + x[:, :self.X[0].size].reshape(self.X.shape)
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """The energy per row [J] at the gathered displacements ``x (n, k)`` [m]: zero off the
@@ -268,3 +269,30 @@ class ChordScreen:
             masks.append(np.arctan2(cr, dot) > self._limit)
         self._memo = (U, masks)
         return masks
+
+
+def node_radii(contact, ids: np.ndarray) -> np.ndarray:
+    """The section radius [m] at each node of ``ids`` (node ids, any shape) in ``contact``
+    (a beam contact definition): a node of one of its A elements has A's radius, any other
+    B's. What a planar friction measured at the surfaces ties its section vectors at
+    (:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces")."""
+    on_a = {n.id for e in contact.elements_a for n in e.nodes}
+    ra = contact.radius_a
+    rb = ra if contact.elements_b is None else contact.radius_b
+    ids = np.asarray(ids, dtype=np.int64)
+    return np.array([ra if int(v) in on_a else rb for v in ids.ravel()],
+                    dtype=float).reshape(ids.shape)
+
+
+def angle_dofs(node_dofs: np.ndarray, ids: np.ndarray, nd: int, frictional: bool
+               ) -> np.ndarray:
+    """The DOFs ``(n, m nd)`` of planar rows of nodes ``ids (n, m)``, followed by the
+    nodes' angles ``(n, m (nd + 1))`` where the rows are ``frictional`` and every node has
+    one (friction measured at the surfaces: :func:`node_radii`)."""
+    n = len(ids)
+    dofs = node_dofs[ids][:, :, :nd].reshape(n, -1)
+    if frictional and node_dofs.shape[1] > nd:
+        ang = node_dofs[ids][:, :, nd]
+        if (ang >= 0).all():
+            dofs = np.concatenate([dofs, ang.reshape(n, -1)], axis=1)
+    return dofs

@@ -39,7 +39,8 @@ import numpy as np
 
 from ..rotations import hat
 
-__all__ = ["section_frame", "carried", "carried_moment_tangent", "tie"]
+__all__ = ["section_frame", "carried", "carried_moment_tangent", "tie", "carried_planar",
+           "tie_planar"]
 
 
 def _weights(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,3 +103,41 @@ def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
     # a = M^-1 v = adj(M) v / det, adj(M) = [c0 c1 c2] (columns)
     a = (c0 * v[:, 0:1] + c1 * v[:, 1:2] + c2 * v[:, 2:3])
     return a / det[:, None]
+
+
+def _planar_rotations(theta: np.ndarray) -> np.ndarray:
+    """``Q(theta) (..., 2, 2)`` of the angles ``theta (...)`` [rad]."""
+    c, s = np.cos(theta), np.sin(theta)
+    return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
+
+
+def carried_planar(theta: np.ndarray, s: np.ndarray, a: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Planar :func:`carried`: the vectors ``v = M(s) a (n, 2)`` [m] carried by the sections
+    at ``s (n,)`` of elements whose nodes are turned by ``theta (n, 2)`` [rad] from their
+    material vectors ``a (n, 2)``; ``G (n, 2, 2)`` = ``dv/dtheta`` (column ``i`` the node
+    ``i``'s, ``c_i J Q(theta_i) a``); and ``D (n, 2, 2)``, per node the vector ``c_i
+    Q(theta_i) a`` whose dot product with a force ``T`` is minus the derivative of the
+    moment ``G_i . T`` on ``theta_i`` at fixed ``T`` (module docstring, **Planar**)."""
+    c = np.column_stack(_weights(s))                        # (n, 2)
+    Qa = (_planar_rotations(theta) @ a[:, None, :, None])[..., 0]   # (n, 2 nodes, 2)
+    D = c[:, :, None] * Qa
+    v = D.sum(axis=1)
+    G = np.stack([-D[:, :, 1], D[:, :, 0]], axis=1)         # J D_i, node i as column i
+    return v, G, D
+
+
+def tie_planar(theta: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Planar :func:`tie`: the material vectors ``a (n, 2)`` the sections at ``s (n,)`` (nodes
+    turned by ``theta (n, 2)`` [rad]) carry to ``v (n, 2)`` [m] now. ValueError where the
+    element's two nodes are turned by pi against each other (``M`` singular)."""
+    c = np.column_stack(_weights(s))
+    M = np.einsum("ni,nijk->njk", c, _planar_rotations(theta))
+    det = np.linalg.det(M)
+    bad = ~(np.abs(det) > 1e-12)
+    if bad.any():
+        raise ValueError(f"sections.tie_planar: the section frame at s = "
+                         f"{np.asarray(s)[bad][0]:g} is singular (the element's two nodes are "
+                         "turned by pi against each other); refine the mesh so that an "
+                         "element bends by much less")
+    return np.linalg.solve(M, v[:, :, None])[:, :, 0]

@@ -481,9 +481,14 @@ def test_a_planar_beam_dropped_on_another_slides_to_rest():
     elements) lands on A (clamped, 10 elements) from 0.2 mm at -0.02 m/s while moving at
     v0 = 0.1 m/s, mu = 0.3. While it slides B's lost momentum is mu times the normal impulse
     (2 % of v0; measured 1.3 %); it comes to rest (its mean velocity below 5 % of v0) and friction has taken
-    the kinetic energy of the sliding (2 %: measured 0.2 %). The balance at the end: 5 % of
-    KE0 (measured 1.8 %; the frictionless drop of the same beams ends 6.8 % off: the
-    integrator through the point impacts at the nodes)."""
+    the kinetic energy of the sliding (at least, to 2 %) and no more than that and the
+    energy the landing brought (B's vertical kinetic energy and the gravity work of the
+    fall and of A's sag). Friction measured at the surfaces (issue 33, slip3-33) also
+    damps the beams' vibration after the landing: a bent section's surface point slides by
+    ``r`` times its slope, so friction took 4.7 % more than the sliding's energy (the axes'
+    measure, which no bending slips, took it to 0.08 %). The balance at the end: 5 % of
+    KE0 (measured 3.3 %, 2.7 % on the axes; the frictionless drop of the same beams ends
+    6.8 % off: the integrator through the point impacts at the nodes)."""
     r, v0, vz, mu = 0.005, 0.1, -0.02, 0.3
     steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * r)
     m = fb.Model(gravity=(0.0, -G))
@@ -509,5 +514,8 @@ def test_a_planar_beam_dropped_on_another_slides_to_rest():
     assert np.abs(v0 - vx[:stop] - mu * (G * t + vy[:stop] - vz)).max() < 2e-2 * v0
     e = res.energy
     KE0 = e.kinetic[0]
-    assert abs(e.friction[-1] / (KE0 * v0 ** 2 / (v0 ** 2 + vz ** 2)) - 1.0) < 2e-2
+    slide = KE0 * v0 ** 2 / (v0 ** 2 + vz ** 2)
+    landing = KE0 - slide + max(float(e.gravity[0] - e.gravity.min()), 0.0)
+    assert e.friction[-1] > (1.0 - 2e-2) * slide, (e.friction[-1], slide)
+    assert e.friction[-1] < slide + landing, (e.friction[-1], slide, landing)
     assert abs(e.balance[-1] - e.balance[0]) < 5e-2 * KE0

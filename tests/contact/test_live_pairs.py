@@ -40,8 +40,8 @@ def m_all(dim):
 def _pressed(blk, rng, depth):
     """Displacements ``(n, m d)`` of the block's pairs: the upper beam of each pair pushed
     ``depth`` [m] into the lower one where its node's z (y) is above, some round-off noise
-    (a block of frictional spatial pairs: then the nodes' rotation vectors, 1e-6 rad
-    noise, issue 33)."""
+    (a block of frictional pairs: then the nodes' rotation vectors or planar angles, 1e-6
+    rad noise, issue 33)."""
     d = blk.dim
     m = blk.X.shape[1]
     x = 1e-9 * rng.normal(size=(len(blk), m, d))
@@ -49,8 +49,9 @@ def _pressed(blk, rng, depth):
     upper = X[:, :, -1] > X[:, :, -1].min(axis=1, keepdims=True) + 0.5 * R
     x[..., -1] -= np.where(upper, depth * (1.0 + rng.uniform(size=upper.shape)), 0.0)
     x = x.reshape(len(blk), -1)
-    if getattr(blk, "surface", False):
-        x = np.concatenate([x, 1e-6 * rng.normal(size=x.shape)], axis=1)
+    if blk.dofs.shape[1] > x.shape[1]:
+        x = np.concatenate([x, 1e-6 * rng.normal(size=(len(x), blk.dofs.shape[1] - x.shape[1]))],
+                           axis=1)
     return x
 
 

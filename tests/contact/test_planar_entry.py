@@ -176,7 +176,7 @@ def _on(sys, A, shift):
     F = np.zeros(2)
     for b in sys.beam_contact_blocks:
         x, ids = moved(sys, b, shift)
-        f = b.forces(x, None, False)[0].reshape(ids.shape + (2,))
+        f = b.forces(x, None, False)[0][:, :2 * ids.shape[1]].reshape(ids.shape + (2,))
         F -= f[np.isin(ids, on_a)].sum(axis=0)
     return F
 

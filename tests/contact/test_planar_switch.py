@@ -441,7 +441,8 @@ def _nodal(sys, A, deg, ov):
     f, E = np.zeros((n, 2)), 0.0
     for b in sys.beam_contact_blocks:
         x, ids = moved(sys, b, shift)
-        np.add.at(f, ids, b.forces(x, None, False)[0].reshape(ids.shape + (2,)))
+        np.add.at(f, ids, b.forces(x, None, False)[0][:, :2 * ids.shape[1]].reshape(
+            ids.shape + (2,)))
         E += float(np.sum(b.strain_energy(x)))
     return f, E
 

@@ -1,0 +1,249 @@
+"""Friction at the sections' surface points for the rows still measured on the axes after
+slip-33 and sslip-33 (issue 33, item 3): planar node-on-element rows and free-end rows.
+
+slip-33 made the spatial crossing pairs tie the two surface points that touched (``w* = x_A
++ v_A - x_B - v_B - o``, ``v`` the section's vector carried by its rotation,
+:mod:`fembody.contact.sections`; tests/contact/test_surface_slip.py derives the reference).
+The rows here still tie the axes' points: ``w = p - x_B(t_a) - o`` (a planar row, a node
+``p`` of A on B's chord), ``w = p - q - o`` or ``p - x_A(t_a) - o`` (end rows). A section
+turned in place under a fixed other beam then feels no friction, where its surface point
+slides by ``r sin(phi)``; a beam rolling on another (its section turning so that the
+surface point that touched does not slide) is held by the axes' slip.
+
+**References** (radii ``R``, penalty ``K``, tangential ``KT``, pressed by ``DELTA``: ``N = K
+DELTA``; every case sticks, ``KT R sin(phi) << MU N``):
+
+- *turned in place* (A's touching node turned by ``phi`` about the normal to the plane of
+  the contact, translations held): A's tied surface point ``-R n0`` goes to ``Q(phi) (-R
+  n0)``, a tangential slip ``R sin(phi)``; the internal force on A's node is ``KT R
+  sin(phi)`` along the tangent (``Q(phi) (-R n0) = (R sin phi, -R cos phi)`` with ``n0 =
+  (0, 1)``: along +x), its moment on the node's rotation ``d/dphi (KT u^2 / 2) = KT R^2
+  sin(phi) cos(phi)``, and on B (not turned) the reaction ``-KT R sin(phi)`` and the
+  moment ``KT R^2 sin(phi)`` (``d/dtheta_B`` of the energy: B's surface point ``R n0``
+  moves by ``-R sin(theta_B)`` along x);
+- *rolling* (A's node moved by ``dx`` along B and turned by ``-dx / R``, B fixed): A's tied
+  point follows the cycloid, a tangential slip ``dx - R sin(dx / R) ~ dx^3 / (6 R^2)``,
+  1e-6 of the axes' ``dx`` here: the friction must be below 1e-5 of ``KT dx``.
+
+The base (d624e7c) gives 0 for the first (the rows read no rotation) and ``KT dx`` for
+the second.
+"""
+import numpy as np
+import pytest
+
+import fembody as fb
+
+R = 0.005
+K = 1e6
+KT = 1e5
+MU = 0.3
+DELTA = 1e-5            # [m]: N = K DELTA = 10 N, MU N = 3 N
+PHI = 1e-3              # [rad]: KT R sin(PHI) = 0.5 N, sticks
+STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
+SEC = fb.Section.circle(2 * R)
+
+
+def _contact_forces(sys, q):
+    """The beam contact blocks' internal force (n_dof,) [N, N m] at ``q``, anchored at the
+    reference (no run: each block's reference history)."""
+    F = np.zeros(sys.n_dof)
+    for b in sys.beam_contact_blocks:
+        f = b.forces(sys.pose(b, q), None, False)[0]
+        np.add.at(F, b.dofs, f)
+    return F
+
+
+def _planar_tee():
+    """Planar: B from (-0.1, 0) to (0.1, 0) (two elements), A standing on B's middle, from
+    its tip (0.01, 2R) (touching) up to (0.01, 0.1) (two elements): A's tip is a node-on-
+    element row on B's second element, at t = 0.1."""
+    m = fb.Model()
+    B = m.add_beam((-0.1, 0.0), (0.1, 0.0), n=2, material=STEEL, section=SEC)
+    A = m.add_beam((0.01, 2 * R), (0.01, 0.1), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    sys = m.compile()
+    return sys, A, B
+
+
+def _planar_at(dx: float, turn: float):
+    """The planar tee's contact forces with A's tip moved by (dx, -DELTA) and turned by
+    ``turn`` [rad]: the force (x, y) and moment on A's tip and the sums on B's nodes."""
+    sys, A, B = _planar_tee()
+    q = sys.q0.copy()
+    tip = A.first
+    q[sys.dof(tip, "x")] += dx
+    q[sys.dof(tip, "y")] -= DELTA
+    q[sys.dof(tip, "rz")] += turn
+    F = _contact_forces(sys, q)
+    at = lambda nd, name: F[sys.dof(nd, name)]
+    fA = np.array([at(tip, "x"), at(tip, "y")])
+    mA = at(tip, "rz")
+    fB = sum(np.array([at(nd, "x"), at(nd, "y")]) for nd in B.nodes)
+    mB = sum(at(nd, "rz") for nd in B.nodes)
+    return fA, mA, fB, mB
+
+
+def test_planar_section_turned_in_place_is_held_by_friction():
+    """A's tip pressed on B and turned by PHI in place: the surface point slips R sin(PHI)
+    along +x (module docstring): force KT R sin(PHI) on A along x, its moment KT R^2
+    sin(PHI) cos(PHI), and on B the reaction and the moment KT R^2 sin(PHI) (to 1e-6; the
+    normal force K DELTA to 1e-9). On d624e7c the tangential force is 0."""
+    fA, mA, fB, mB = _planar_at(0.0, PHI)
+    ft = KT * R * np.sin(PHI)
+    assert abs(fA[1] / -(K * DELTA) - 1.0) < 1e-9, fA      # (internal force: dE/dx)
+    assert abs(fA[0] / ft - 1.0) < 1e-6, (fA, ft)
+    assert abs(mA / (KT * R * R * np.sin(PHI) * np.cos(PHI)) - 1.0) < 1e-6, mA
+    assert abs(fB[0] / -ft - 1.0) < 1e-6, (fB, ft)
+    assert abs(mB / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6, mB
+
+
+def test_planar_rolling_feels_no_friction():
+    """A's tip rolled along B by DX (moved DX, turned -DX / R): the tied surface point
+    slips DX - R sin(DX / R) (1e-6 of DX): the tangential force is below 1e-5 of the axes'
+    KT DX, the normal force K DELTA unchanged (1e-9). On d624e7c it is KT DX."""
+    dx = 1e-5
+    fA, mA, fB, mB = _planar_at(dx, -dx / R)
+    assert abs(fA[0]) < 1e-5 * KT * dx, (fA, KT * dx)
+    assert abs(mA) < 1e-5 * KT * dx * R, mA
+
+
+def _planar_tip_on_end():
+    """Planar: B from (0, 0) to its free end (0.2, 0) (two elements), A standing on it, from
+    (0.2, 0.2) down to its tip (0.2, 2R) (two elements, touching): the two free ends' node
+    pair (fembody.contact.ends.EndContactBlock)."""
+    m = fb.Model()
+    B = m.add_beam((0.0, 0.0), (0.2, 0.0), n=2, material=STEEL, section=SEC)
+    A = m.add_beam((0.2, 0.2), (0.2, 2 * R), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    return m.compile(), A, B
+
+
+@pytest.mark.xfail(strict=True, reason="end rows tie the axes' points (issue 33 item 3b)")
+def test_planar_free_end_turned_on_a_free_end_is_held_by_friction():
+    """A's tip pressed on B's free end (the end rows' disc contact) and turned by PHI in
+    place: the references of the planar tee (module docstring): KT R sin(PHI) along x on A,
+    moment KT R^2 sin(PHI) cos(PHI); B's end the reaction and KT R^2 sin(PHI) (1e-6). On
+    d624e7c the tangential force is 0."""
+    sys, A, B = _planar_tip_on_end()
+    q = sys.q0.copy()
+    tip, end = A.last, B.last
+    q[sys.dof(tip, "y")] -= DELTA
+    q[sys.dof(tip, "rz")] += PHI
+    F = _contact_forces(sys, q)
+    ft = KT * R * np.sin(PHI)
+    assert abs(F[sys.dof(tip, "y")] / -(K * DELTA) - 1.0) < 1e-9
+    assert abs(F[sys.dof(tip, "x")] / ft - 1.0) < 1e-6, (F[sys.dof(tip, "x")], ft)
+    assert abs(F[sys.dof(tip, "rz")] / (KT * R * R * np.sin(PHI) * np.cos(PHI)) - 1.0) < 1e-6
+    assert abs(F[sys.dof(end, "x")] / -ft - 1.0) < 1e-6
+    assert abs(F[sys.dof(end, "rz")] / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6
+
+
+@pytest.mark.xfail(strict=True, reason="end rows tie the axes' points (issue 33 item 3b)")
+def test_spatial_free_end_turned_on_an_element_is_held_by_friction():
+    """Spatial: A standing along z with its tip (the end sphere, A's last node) pressed by
+    DELTA on the inside of B's element (B along x; fembody.contact.ends.EndElementBlock)
+    and turned by PHI about y: A's tied point ``-R e_z`` goes to ``(-R sin PHI, 0, -R cos
+    PHI)``: a force KT R sin(PHI) on A along -x and a moment of magnitude KT R^2 sin(PHI)
+    cos(PHI) about y (1e-6); the crossing pairs carry nothing (their closest point on A is
+    its end, out of their zone). On d624e7c the tangential force is 0."""
+    m = fb.Model(dim=3)
+    B = m.add_beam((-0.1, 0.0, 0.0), (0.1, 0.0, 0.0), n=2, material=STEEL, section=SEC)
+    A = m.add_beam((0.01, 0.0, 0.2), (0.01, 0.0, 2 * R), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    sys = m.compile()
+    tip = A.last
+    dv = np.zeros(sys.n_dof)
+    dv[sys.dof(tip, "z")] = -DELTA
+    dv[sys.dof(tip, "ry")] = PHI
+    q = sys.space.update(sys.q0, dv)
+    F = _contact_forces(sys, q)
+    ft = KT * R * np.sin(PHI)
+    assert abs(F[sys.dof(tip, "z")] / -(K * DELTA) - 1.0) < 1e-9
+    assert abs(F[sys.dof(tip, "x")] / -ft - 1.0) < 1e-6, (F[sys.dof(tip, "x")], ft)
+    assert abs(abs(F[sys.dof(tip, "ry")]) / (KT * R * R * np.sin(PHI) * np.cos(PHI))
+               - 1.0) < 1e-6
+
+
+@pytest.mark.parametrize("turn", [PHI, 0.02])
+def test_planar_rows_tangent_on_the_angles(turn):
+    """The planar rows' stiffness (9 x 9: the three nodes' translations, then their angles)
+    against central differences of their forces (1e-6 of the largest entry), with A's tip
+    pressed, moved along B and turned by ``turn``: sticking (1e-3 rad) and slipping (0.02
+    rad: KT R sin(turn) = 10 N > MU N = 3 N). The moments' own derivative at fixed force
+    and the angles' columns of the return mapping's are in it. On d624e7c the rows have 6
+    DOFs and no angle."""
+    sys, A, B = _planar_tee()
+    blk = sys.beam_contact_blocks[0]
+    assert blk.kind == "node"
+    q = sys.q0.copy()
+    tip = A.first
+    q[sys.dof(tip, "x")] += 2e-6
+    q[sys.dof(tip, "y")] -= DELTA
+    q[sys.dof(tip, "rz")] += turn
+    for nd in B.nodes:                      # (B's sections turned too: both sides read)
+        q[sys.dof(nd, "rz")] += 0.3 * turn
+    x = sys.pose(blk, q)
+    assert x.shape[1] == 9, x.shape
+    f, K, _ = blk.forces(x, None, True)
+    live = np.flatnonzero(np.abs(f).max(axis=1) > 0.0)
+    assert live.size == 1
+    r = live[0]
+    h = 1e-9
+    fd = np.zeros((9, 9))
+    for j in range(9):
+        xp, xm = x.copy(), x.copy()
+        xp[r, j] += h
+        xm[r, j] -= h
+        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
+            2 * h)
+    assert np.abs(K[r] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(K[r] - fd).max()
+    # (sticking, the force follows the angles; slipping, its direction along B does not)
+    assert np.abs(fd[6:, 6:]).max() > 0.0
+    assert (np.abs(fd[:6, 6:]).max() > 0.0) == (turn == PHI)
+
+
+def test_planar_take_backs_take_back_the_rows_moments():
+    """The take-back blocks (point/line switch, entry ramps, free ends overlapping) take back
+    the weighted part of the rows' friction at the surfaces, moments included: with A slid
+    into the switch's spread band (tests/contact/test_planar_switch.py's ``_pair_of``, 3
+    degrees, 40.5 mm: some row weighted strictly between 0 and 1) and every node of A
+    turned by 0.01 rad, the contact's moment on each of A's angles is ``sum_r w_r m_r`` over
+    the element pairs' rows at that node (as the row's node or its element's), ``m_r`` the
+    row's moment and ``w_r`` its weight
+    left by the take-back blocks (``_weights``), to 1e-9 of the largest. On d624e7c no row
+    reads an angle: every moment is 0 (the reference's nonzero moments are asserted)."""
+    from fembody.contact.beams import BeamContactBlock
+    from .geometries import moved
+    from .test_ends_meet import _forces_with
+    from .test_planar_switch import _at, _pair_of, _weights
+    deg, ov = 3.0, 0.0405
+    sys, A, B, _ = _pair_of(deg, 0.0055, 0.02, 0.02, 12, friction=MU)
+    shift = _at(A, deg, ov)
+    w = _weights(sys, shift)
+    assert any(0.0 < v < 1.0 for v in w.values())
+    a_ids = np.array([nd.id for nd in A.nodes])
+    got, want = {}, {}
+    for b in sys.beam_contact_blocks:
+        x, ids = moved(sys, b, shift)
+        m, d = b.X.shape[1], b.X.shape[2]
+        if x.shape[1] != m * (d + 1):
+            continue
+        ang = x[:, m * d:]
+        ang[np.isin(b.nodes, a_ids)] += 0.01
+        sd = getattr(b, "side", None) if getattr(b, "sided", False) else None
+        h = b.history0 if getattr(b, "frictional", False) else None
+        f = _forces_with(b, x, h, sd)[0][:, m * d:]
+        for r, c in zip(*np.nonzero(np.isin(b.nodes, a_ids))):
+            got[b.nodes[r, c]] = got.get(b.nodes[r, c], 0.0) + f[r, c]
+        if isinstance(b, BeamContactBlock):
+            for r in range(len(b)):
+                wr = w.get(tuple(int(v) for v in b.nodes[r]), 1.0)
+                for c, p in enumerate(b.nodes[r]):
+                    if p in a_ids:
+                        want[p] = want.get(p, 0.0) + wr * f[r, c]
+    assert want, "no row reads an angle"
+    scale = max(abs(v) for v in want.values())
+    assert scale > 0.0
+    for p in set(got) | set(want):
+        assert abs(got.get(p, 0.0) - want.get(p, 0.0)) < 1e-9 * scale, (p, got.get(p),
+                                                                           want.get(p))
