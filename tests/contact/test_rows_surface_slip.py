@@ -163,6 +163,20 @@ def test_spatial_free_end_turned_on_an_element_is_held_by_friction():
                - 1.0) < 1e-6
 
 
+def _row_differences(blk, x: np.ndarray, r: int, h: float = 1e-9) -> np.ndarray:
+    """Central differences ``(k, k)`` of row ``r``'s forces of ``blk`` at the gathered
+    ``x (n, k)`` (step ``h``)."""
+    k = x.shape[1]
+    fd = np.zeros((k, k))
+    for j in range(k):
+        xp, xm = x.copy(), x.copy()
+        xp[r, j] += h
+        xm[r, j] -= h
+        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
+            2 * h)
+    return fd
+
+
 @pytest.mark.parametrize("turn", [PHI, 0.02])
 def test_planar_rows_tangent_on_the_angles(turn):
     """The planar rows' stiffness (9 x 9: the three nodes' translations, then their angles)
@@ -187,14 +201,7 @@ def test_planar_rows_tangent_on_the_angles(turn):
     live = np.flatnonzero(np.abs(f).max(axis=1) > 0.0)
     assert live.size == 1
     r = live[0]
-    h = 1e-9
-    fd = np.zeros((9, 9))
-    for j in range(9):
-        xp, xm = x.copy(), x.copy()
-        xp[r, j] += h
-        xm[r, j] -= h
-        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
-            2 * h)
+    fd = _row_differences(blk, x, r)
     assert np.abs(K[r] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(K[r] - fd).max()
     # (sticking, the force follows the angles; slipping, its direction along B does not)
     assert np.abs(fd[6:, 6:]).max() > 0.0
@@ -250,8 +257,8 @@ def test_planar_take_backs_take_back_the_rows_moments():
 
 # ------------------------------------------------------------------- free ends at surfaces
 def _end_block(sys):
-    """The planar end rows' block (:class:`fembody.contact.ends.EndContactBlock`) of ``sys``
-    and the index of the tip/end row in it."""
+    """The planar end rows' block (:class:`fembody.contact.ends.EndContactBlock`) of
+    ``sys``."""
     from fembody.contact.ends import EndContactBlock
     blk = next(b for b in sys.beam_contact_blocks if isinstance(b, EndContactBlock))
     return blk
@@ -285,14 +292,7 @@ def test_planar_end_rows_tangent_on_the_angles():
         f, live, Kl = blk.live_forces(x, True)
         assert live.size == 1
         r = live[0]
-        h = 1e-9
-        fd = np.zeros((14, 14))
-        for j in range(14):
-            xp, xm = x.copy(), x.copy()
-            xp[r, j] += h
-            xm[r, j] -= h
-            fd[:, j] = (blk.forces(xp, None, False)[0][r]
-                        - blk.forces(xm, None, False)[0][r]) / (2 * h)
+        fd = _row_differences(blk, x, r)
         assert np.abs(Kl[0] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(Kl[0] - fd).max()
         assert np.abs(fd[12:, 12:]).max() > 0.0
 
