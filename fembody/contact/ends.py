@@ -377,28 +377,29 @@ class EndContactBlock(ContactRows):
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
             # anchored at the reference: the tied points' offset (and the sections' vectors)
-            anchor = self._tie(self.X[:, P], self.X[:, Q], np.zeros((len(self.X), 2)),
-                               np.zeros((len(self.X), self.dim)))
+            anchor = self._tie(self.X[:, P], self.X[:, Q], np.zeros((len(self.X), 2)), None)
             self.history0 = History.open(anchor, np.zeros(self.dofs.shape)).frozen()
 
-    def _tie(self, p: np.ndarray, q: np.ndarray, theta: np.ndarray, T: np.ndarray
-             ) -> np.ndarray:
+    def _tie(self, p: np.ndarray, q: np.ndarray, theta: np.ndarray | None,
+             T: np.ndarray | None) -> np.ndarray:
         """The anchors ``(n, d)`` ``o`` (``(n, 3 d)`` ``(o, a_p, a_q)`` at the surfaces) tying
         the rows where the nodes are at ``p``, ``q (n, d)`` [m] and (at the surfaces) turned by
         ``theta (n, 2)`` [rad], less the elastic slip of the tangential forces ``T (n, d)``
-        [N]: the section vectors that reach the points that touch, ``v_p = -r_p n``, ``v_q =
-        r_q n`` (``n`` the unit ``p - q``; 0 where they meet), ``a = Q(theta)^T v``, and the
-        offset ``o = p + v_p - q - v_q - T / k_t`` (zero spring force)."""
+        [N] (None: none, the reference): the section vectors that reach the points that
+        touch, ``v_p = -r_p n``, ``v_q = r_q n`` (``n`` the unit ``p - q``; 0 where they
+        meet), ``a = Q(theta)^T v``, and the offset ``o = p + v_p - q - v_q - T / k_t``
+        (zero spring force)."""
+        o = p - q if T is None else p - q - T / self.kt[:, None]
         if not self.surface:
-            return p - q - T / self.kt[:, None]
+            return o
         r = p - q
         rho = np.sqrt(np.einsum("ni,ni->n", r, r))
         nv = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         vp, vq = -self.node_radius[:, :1] * nv, self.node_radius[:, 1:] * nv
         back = lambda th, v: carried_planar(np.column_stack([-th, -th]), np.zeros(len(th)),
                                             v)[0]
-        return np.concatenate([p + vp - q - vq - T / self.kt[:, None],
-                               back(theta[:, 0], vp), back(theta[:, 1], vq)], axis=1)
+        return np.concatenate([o + vp - vq, back(theta[:, 0], vp), back(theta[:, 1], vq)],
+                              axis=1)
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
