@@ -199,7 +199,14 @@ exact (normal, weight and normal force following the nodes). After an accepted s
 sticking pair keeps its anchor, a slipping one is anchored where it is less the elastic slip
 ``T / k_t``, an open one where it is (``o = p - q``: no spring force when it closes). The
 dissipation enters the run's energy balance as the other blocks' does (:meth:`EndContactBlock
-.advance`). A spatial end row ties the end to the element's material point ``x_A(t_a)``
+.advance`). A planar row of beams with angles measures at the sections' surface points
+instead (issue 33, as the element pairs do: :mod:`fembody.contact.sections`): its DOFs end
+with ``p``'s and ``q``'s angles, and it ties ``w = p + v_p - q - v_q - o`` with the section
+vectors ``v = Q(theta) a`` carried by each node's angle, ``a`` tied where the anchor is made
+(``v_p = -r_p n``, ``v_q = r_q n``, ``n`` the unit ``p - q``: the points that touch; at the
+start at the reference, ``o = 0`` where the two touch), the anchor ``(o, a_p, a_q)``; the
+friction puts the moments ``T . dv_p/dtheta_p`` and ``-T . dv_q/dtheta_q`` on the angles, a
+node turned in place is held and a rolling one is not. A spatial end row ties the end to the element's material point ``x_A(t_a)``
 instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the junction rows keep
 theirs (:mod:`fembody.contact.junction`), the force acting on the element's nodes with the
 coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
@@ -217,7 +224,8 @@ from .cone import ConePoints, cone_points
 from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
-from .rows import ContactRows, beam_neighbours, pair_report
+from .rows import ContactRows, beam_neighbours, node_radii, pair_report
+from .sections import carried_planar
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -342,7 +350,7 @@ class EndContactBlock(ContactRows):
                  absent: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, blend: np.ndarray | None = None,
                  friction: tuple | None = None, pair: tuple | None = None,
-                 wedge: tuple | None = None) -> None:
+                 wedge: tuple | None = None, node_radius: np.ndarray | None = None) -> None:
         self.slots = np.asarray(slots, dtype=np.int64)
         self.nodes = self.slots         # (row by row as X and dofs, as other blocks)
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -361,11 +369,37 @@ class EndContactBlock(ContactRows):
         self._sw = np.concatenate([np.arange(d) + d * j for j in (U1, P, W1, Q)])
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         self._friction_args = friction
+        self.node_radius = None if node_radius is None else np.asarray(node_radius, float)
+        # friction at the sections' surface points: planar rows whose DOFs end with p's and
+        # q's angles (module docstring "Friction")
+        self.surface = (self.frictional and self.node_radius is not None and self.dim == 2
+                        and self.dofs.shape[1] > self.X[0].size)
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
-            # the tied points are the two nodes: anchored at their reference offset
-            self.history0 = History.open(self.X[:, P] - self.X[:, Q],
-                                         np.zeros(self.dofs.shape)).frozen()
+            # anchored at the reference: the tied points' offset (and the sections' vectors)
+            anchor = self._tie(self.X[:, P], self.X[:, Q], np.zeros((len(self.X), 2)), None)
+            self.history0 = History.open(anchor, np.zeros(self.dofs.shape)).frozen()
+
+    def _tie(self, p: np.ndarray, q: np.ndarray, theta: np.ndarray | None,
+             T: np.ndarray | None) -> np.ndarray:
+        """The anchors ``(n, d)`` ``o`` (``(n, 3 d)`` ``(o, a_p, a_q)`` at the surfaces) tying
+        the rows where the nodes are at ``p``, ``q (n, d)`` [m] and (at the surfaces) turned by
+        ``theta (n, 2)`` [rad], less the elastic slip of the tangential forces ``T (n, d)``
+        [N] (None: none, the reference): the section vectors that reach the points that
+        touch, ``v_p = -r_p n``, ``v_q = r_q n`` (``n`` the unit ``p - q``; 0 where they
+        meet), ``a = Q(theta)^T v``, and the offset ``o = p + v_p - q - v_q - T / k_t``
+        (zero spring force)."""
+        o = p - q if T is None else p - q - T / self.kt[:, None]
+        if not self.surface:
+            return o
+        r = p - q
+        rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+        nv = r / np.where(rho > 0.0, rho, 1.0)[:, None]
+        vp, vq = -self.node_radius[:, :1] * nv, self.node_radius[:, 1:] * nv
+        back = lambda th, v: carried_planar(np.column_stack([-th, -th]), np.zeros(len(th)),
+                                            v)[0]
+        return np.concatenate([o + vp - vq, back(theta[:, 0], vp), back(theta[:, 1], vq)],
+                              axis=1)
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
@@ -461,6 +495,8 @@ class EndContactBlock(ContactRows):
         the contact normal ``(n, d)`` (the gap's gradient in ``p``) and (``tangent``) the
         derivatives of normal and normal force, ``(n, d, 6 d)`` and ``(n, 6 d)`` (else None):
         the order of :meth:`EndElementBlock._energy` after its energy."""
+        k, md = x.shape[1], self.X[0].size
+        x = x[:, :md]           # (the angles at the surfaces: not read by the normal part)
         g, _, G, H = self.gaps(x, tangent)
         w, gw, hw = self._weight(x, tangent)
         d = self.dim
@@ -475,6 +511,12 @@ class EndContactBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, P * d:(P + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
+        if k > md:
+            pad = ((0, 0), (0, k - md))
+            f = np.pad(f, pad)
+            if tangent:
+                K = np.pad(K, ((0, 0), (0, k - md), (0, k - md)))
+                dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, k - md))), np.pad(dN, pad)
         return f, K, -w * kg, G[:, P * d:(P + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
@@ -483,25 +525,45 @@ class EndContactBlock(ContactRows):
         stiffness and the return mapping (:class:`fembody.contact.friction.Coulomb`) at
         ``x`` with the anchors of ``history`` (None: :attr:`history0`), given the rows'
         normal forces ``N``, normals and (``tangent``) their derivatives (:meth:`_normal`):
-        the spring ``w = p - q - o`` between the two nodes less the anchor's offset ``o``."""
+        the spring ``w = p - q - o`` between the two nodes less the anchor's offset ``o``; at
+        the surfaces ``w = p + v_p - q - v_q - o`` between the sections' tied points, with
+        the moments on the two nodes' angles (the module docstring)."""
         h = self.history0 if history is None else history
         pos = self.positions(x)
         n, m = x.shape
-        d = self.dim
+        d, md = self.dim, self.X[0].size
         sp, sq = slice(P * d, (P + 1) * d), slice(Q * d, (Q + 1) * d)
+        w = pos[:, P] - pos[:, Q] - h.anchor[:, :d]
+        if self.surface:
+            z = np.zeros(n)
+            vp, Gp, Dp = carried_planar(x[:, [md, md]], z, h.anchor[:, d:2 * d])
+            vq, Gq, Dq = carried_planar(x[:, [md + 1, md + 1]], z, h.anchor[:, 2 * d:])
+            Gp, Gq, Dp, Dq = Gp[:, :, 0], Gq[:, :, 0], Dp.sum(axis=1), Dq.sum(axis=1)
+            w = w + vp - vq
         dw = None
         if tangent:
             dw = np.zeros((n, d, m))
             dw[:, :, sp] = np.eye(d)
             dw[:, :, sq] = -np.eye(d)
-        c = coulomb(pos[:, P] - pos[:, Q] - h.anchor, nrm, N, self.kt, self.mu_s, self.mu_k,
-                    h.sliding, dw, dn, dN)
+            if self.surface:
+                dw[:, :, md], dw[:, :, md + 1] = Gp, -Gq
+        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         F[:, sp], F[:, sq] = c.f, -c.f
+        if self.surface:
+            F[:, md] = np.einsum("ni,ni->n", c.f, Gp)
+            F[:, md + 1] = -np.einsum("ni,ni->n", c.f, Gq)
         K = None
         if tangent:
             K = np.zeros((n, m, m))
             K[:, sp, :], K[:, sq, :] = c.K, -c.K
+            if self.surface:
+                # (dv/dtheta)^T dT/dX and the moments' own derivative at fixed T
+                # (fembody.contact.sections, **Planar**)
+                K[:, md, :] = np.einsum("ni,nij->nj", Gp, c.K)
+                K[:, md + 1, :] = -np.einsum("ni,nij->nj", Gq, c.K)
+                K[:, md, md] -= np.einsum("ni,ni->n", Dp, c.f)
+                K[:, md + 1, md + 1] += np.einsum("ni,ni->n", Dq, c.f)
         return F, K, c
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
@@ -526,7 +588,8 @@ class EndContactBlock(ContactRows):
         pos = self.positions(x)
         on = N > 0.0
         keep = on & ~slipping
-        fresh = pos[:, P] - pos[:, Q] - T / self.kt[:, None]
+        md = self.X[0].size
+        fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:md + 2] if self.surface else None, T)
         anchor = np.where(keep[:, None], history.anchor, fresh)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
@@ -552,7 +615,8 @@ class EndContactBlock(ContactRows):
                                None if self.wedge is None else
                                tuple(np.asarray(self.wedge[0])[rows] if j == 0 else
                                      _take_pair(pr, rows)
-                                     for j, pr in enumerate(self.wedge)))
+                                     for j, pr in enumerate(self.wedge)),
+                               None if self.node_radius is None else self.node_radius[rows])
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
         """Penalty energy ``w k/2 max(-g, 0)^2`` per row [J] (``w`` the point weight)."""
@@ -698,11 +762,20 @@ def end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     X = np.array([[pos[i] for i in row] for row in ids])
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
-    return [EndContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+    friction = _friction_of(names)
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    if np.any(friction[0] > 0.0) and node_dofs.shape[1] > nd:
+        # friction at the surfaces: the DOFs end with p's and q's angles
+        ang = node_dofs[ids[:, [P, Q]], nd]
+        if (ang >= 0).all():
+            dofs = np.concatenate([dofs, ang], axis=1)
+    return [EndContactBlock(ids, dofs, X,
                             np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
                             np.array([r[3] for r in rows]), np.array([r[4] for r in rows]),
                             labels, np.array([r[5] for r in rows]),
-                            friction=_friction_of(names))]
+                            friction=friction,
+                            node_radius=np.array([node_radii(nm[0], ids[i, [P, Q]])
+                                                  for i, nm in enumerate(names)]))]
 
 
 def _friction_of(names: list) -> tuple:

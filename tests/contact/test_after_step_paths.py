@@ -48,26 +48,27 @@ def _bundle(dim: int, mu: float) -> fb.Model:
 
 @pytest.mark.parametrize("dim", [2, 3])
 def test_pose_by_index_is_the_space_gather(dim):
-    sys = _bundle(dim, 0.3).compile()
-    rng = np.random.default_rng(3)
-    q = sys.update(sys.q0, 1e-3 * rng.standard_normal(sys.n_dof))   # rotations moved too
-    hist = np.stack([sys.q0, q])
-    indexed = 0
-    for b in sys.blocks:
-        if getattr(b, "spatial", False) or not hasattr(b, "dofs"):
-            continue
-        for qq in (q, hist):
-            ref = sys.space.gather(qq, b.dofs)
-            got = sys.pose(b, qq)
-            assert got.shape == ref.shape and np.array_equal(got, ref), b.family
-        indexed += sys.gather_index(b) is not None
+    indexed = n_contact = 0
+    for mu in (0.3, 0.0):
+        sys = _bundle(dim, mu).compile()
+        rng = np.random.default_rng(3)
+        q = sys.update(sys.q0, 1e-3 * rng.standard_normal(sys.n_dof))  # rotations moved too
+        hist = np.stack([sys.q0, q])
+        for b in sys.blocks:
+            if getattr(b, "spatial", False) or not hasattr(b, "dofs"):
+                continue
+            for qq in (q, hist):
+                ref = sys.space.gather(qq, b.dofs)
+                got = sys.pose(b, qq)
+                assert got.shape == ref.shape and np.array_equal(got, ref), b.family
+            indexed += sys.gather_index(b) is not None
+        n_contact += sum(1 for b in sys.blocks
+                         if "contact" in b.family and not getattr(b, "surface", False)
+                         and not sys.space.rotation[b.dofs].any())
     # every contact block of translational DOFs only takes the index (the frictional
     # element pairs of a spatial model read their nodes' rotations too, and a planar
-    # model's frictional rows and take-back blocks their nodes' angles: issue 33; the
-    # planar frictional bundle keeps one such block, its free ends' node pairs)
-    n_contact = sum(1 for b in sys.blocks
-                    if "contact" in b.family and not getattr(b, "surface", False)
-                    and not sys.space.rotation[b.dofs].any())
+    # model's frictional rows, free ends' node pairs and take-back blocks their nodes'
+    # angles: issue 33; the frictionless bundle's blocks read translations alone)
     assert n_contact >= (2 if dim == 3 else 1) and indexed >= n_contact
 
 

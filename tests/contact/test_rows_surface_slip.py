@@ -118,7 +118,6 @@ def _planar_tip_on_end():
     return m.compile(), A, B
 
 
-@pytest.mark.xfail(strict=True, reason="end rows tie the axes' points (issue 33 item 3b)")
 def test_planar_free_end_turned_on_a_free_end_is_held_by_friction():
     """A's tip pressed on B's free end (the end rows' disc contact) and turned by PHI in
     place: the references of the planar tee (module docstring): KT R sin(PHI) along x on A,
@@ -164,6 +163,20 @@ def test_spatial_free_end_turned_on_an_element_is_held_by_friction():
                - 1.0) < 1e-6
 
 
+def _row_differences(blk, x: np.ndarray, r: int, h: float = 1e-9) -> np.ndarray:
+    """Central differences ``(k, k)`` of row ``r``'s forces of ``blk`` at the gathered
+    ``x (n, k)`` (step ``h``)."""
+    k = x.shape[1]
+    fd = np.zeros((k, k))
+    for j in range(k):
+        xp, xm = x.copy(), x.copy()
+        xp[r, j] += h
+        xm[r, j] -= h
+        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
+            2 * h)
+    return fd
+
+
 @pytest.mark.parametrize("turn", [PHI, 0.02])
 def test_planar_rows_tangent_on_the_angles(turn):
     """The planar rows' stiffness (9 x 9: the three nodes' translations, then their angles)
@@ -188,14 +201,7 @@ def test_planar_rows_tangent_on_the_angles(turn):
     live = np.flatnonzero(np.abs(f).max(axis=1) > 0.0)
     assert live.size == 1
     r = live[0]
-    h = 1e-9
-    fd = np.zeros((9, 9))
-    for j in range(9):
-        xp, xm = x.copy(), x.copy()
-        xp[r, j] += h
-        xm[r, j] -= h
-        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
-            2 * h)
+    fd = _row_differences(blk, x, r)
     assert np.abs(K[r] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(K[r] - fd).max()
     # (sticking, the force follows the angles; slipping, its direction along B does not)
     assert np.abs(fd[6:, 6:]).max() > 0.0
@@ -247,3 +253,115 @@ def test_planar_take_backs_take_back_the_rows_moments():
     for p in set(got) | set(want):
         assert abs(got.get(p, 0.0) - want.get(p, 0.0)) < 1e-9 * scale, (p, got.get(p),
                                                                            want.get(p))
+
+
+# ------------------------------------------------------------------- free ends at surfaces
+def _end_block(sys):
+    """The planar end rows' block (:class:`fembody.contact.ends.EndContactBlock`) of
+    ``sys``."""
+    from fembody.contact.ends import EndContactBlock
+    blk = next(b for b in sys.beam_contact_blocks if isinstance(b, EndContactBlock))
+    return blk
+
+
+def _end_forces(sys, A, B, moves: dict):
+    """The contact forces of :func:`_planar_tip_on_end` with the DOF moves ``moves`` ((node,
+    name) -> added value)."""
+    q = sys.q0.copy()
+    for (nd, name), v in moves.items():
+        q[sys.dof(nd, name)] += v
+    return _contact_forces(sys, q)
+
+
+def test_planar_end_rows_tangent_on_the_angles():
+    """The end rows' stiffness (the six nodes' translations, then p's and q's angles)
+    against central differences of their forces (1e-6 of the largest entry), A's tip pressed
+    on B's end, moved along x and turned, B's end turned too: sticking (1e-3 rad) and
+    slipping (0.02 rad, KT R sin = 10 N > MU N = 3 N). On c08b814 the rows have no angle
+    (12 DOFs)."""
+    sys, A, B = _planar_tip_on_end()
+    blk = _end_block(sys)
+    for turn in (PHI, 0.02):
+        q = sys.q0.copy()
+        q[sys.dof(A.last, "x")] += 2e-6
+        q[sys.dof(A.last, "y")] -= DELTA
+        q[sys.dof(A.last, "rz")] += turn
+        q[sys.dof(B.last, "rz")] -= 0.3 * turn
+        x = sys.pose(blk, q)
+        assert x.shape[1] == 14, x.shape
+        f, live, Kl = blk.live_forces(x, True)
+        assert live.size == 1
+        r = live[0]
+        fd = _row_differences(blk, x, r)
+        assert np.abs(Kl[0] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(Kl[0] - fd).max()
+        assert np.abs(fd[12:, 12:]).max() > 0.0
+
+
+def test_planar_end_rolled_over_an_end_slips_nothing():
+    """A's tip rolled round B's end as equal discs roll (carried round by ALPHA at the
+    pressed distance 2R - DELTA, turned by -2 ALPHA; B fixed): the tied surface points part
+    by O(R ALPHA^3) along the tangent: the tangential force is below 1e-5 of the axes'
+    KT 2 R ALPHA; the normal force K DELTA (1e-9). On c08b814 it is about KT 2 R ALPHA."""
+    sys, A, B = _planar_tip_on_end()
+    alpha, rho = 1e-3, 2 * R - DELTA
+    q = sys.q0.copy()
+    q[sys.dof(A.last, "x")] += rho * np.sin(alpha)
+    q[sys.dof(A.last, "y")] += rho * np.cos(alpha) - 2 * R
+    q[sys.dof(A.last, "rz")] += -2 * alpha
+    F = _contact_forces(sys, q)
+    f = np.array([F[sys.dof(A.last, "x")], F[sys.dof(A.last, "y")]])
+    n = np.array([np.sin(alpha), np.cos(alpha)])
+    t = np.array([n[1], -n[0]])
+    assert abs(f @ n / -(K * DELTA) - 1.0) < 1e-9, f
+    assert abs(f @ t) < 1e-5 * KT * 2 * R * alpha, (f @ t, KT * 2 * R * alpha)
+
+
+def test_planar_end_pair_moved_rigidly_changes_no_slip():
+    """A's tip pressed on B's end (turned by PHI, sticking), then the whole model turned by
+    BETA about a point and shifted (every node's position and angle): the contact force on
+    each node is the unmoved one turned by BETA (1e-9 of the largest), as the tied surface
+    points, tied touching at the reference (no offset), turn with the pair. On c08b814 the
+    axes' offset ``P - Q`` stays put: a tangential force about KT 2R sin(BETA)."""
+    sys, A, B = _planar_tip_on_end()
+    beta, c0, shift = 0.2, np.array([0.05, -0.02]), np.array([0.003, 0.001])
+    Qb = np.array([[np.cos(beta), -np.sin(beta)], [np.sin(beta), np.cos(beta)]])
+    base = {(A.last, "y"): -DELTA, (A.last, "rz"): PHI}
+    q = sys.q0.copy()
+    for (nd, name), v in base.items():
+        q[sys.dof(nd, name)] += v
+    F0 = _contact_forces(sys, q)
+    q1 = q.copy()
+    nodes = list(A.nodes) + list(B.nodes)
+    for nd in nodes:
+        ix = [sys.dof(nd, "x"), sys.dof(nd, "y")]
+        X = np.asarray(nd.position, dtype=float)[:2]       # (q: the displacements)
+        q1[ix] = Qb @ (X + q[ix] - c0) + c0 + shift - X
+        q1[sys.dof(nd, "rz")] += beta
+    F1 = _contact_forces(sys, q1)
+    scale = np.abs(F0).max()
+    assert abs(F0[sys.dof(A.last, "x")]) > 0.1            # (the turned tip's friction)
+    for nd in nodes:
+        ix = [sys.dof(nd, "x"), sys.dof(nd, "y")]
+        assert np.abs(F1[ix] - Qb @ F0[ix]).max() < 1e-9 * scale, (nd, F1[ix], Qb @ F0[ix])
+        assert abs(F1[sys.dof(nd, "rz")] - F0[sys.dof(nd, "rz")]) < 1e-9 * scale
+
+
+def test_planar_end_pressed_turned_and_pulled_sticks_then_slips_at_mu_n():
+    """A's tip pressed on B's end by DELTA and turned by PHI: pulled along x by DX = 1e-6 it
+    sticks with KT times the tangential part of the tied points' ``w = (DX + R sin PHI, R
+    - DELTA - R cos PHI)`` (1e-9; the tangent ``t`` normal to ``(DX, 2R - DELTA)``); turned by 0.02 rad (KT R sin = 10 N) it slips at
+    MU N = 3 N (1e-9), its moment MU N R cos(0.02) on the tip's angle. On c08b814 the turn
+    is not felt: about KT DX, and 0."""
+    sys, A, B = _planar_tip_on_end()
+    dx = 1e-6
+    F = _end_forces(sys, A, B, {(A.last, "y"): -DELTA, (A.last, "rz"): PHI,
+                                (A.last, "x"): dx})
+    n = np.array([dx, 2 * R - DELTA]) / np.hypot(dx, 2 * R - DELTA)
+    t = np.array([n[1], -n[0]])
+    w = np.array([dx + R * np.sin(PHI), R - DELTA - R * np.cos(PHI)])   # (tied at touch)
+    f = np.array([F[sys.dof(A.last, "x")], F[sys.dof(A.last, "y")]])
+    assert abs(f @ t / (KT * (w @ t)) - 1.0) < 1e-9, (f @ t, KT * (w @ t))
+    F = _end_forces(sys, A, B, {(A.last, "y"): -DELTA, (A.last, "rz"): 0.02})
+    mu_n = MU * K * DELTA
+    assert abs(F[sys.dof(A.last, "x")] / mu_n - 1.0) < 1e-9, (F[sys.dof(A.last, "x")], mu_n)
+    assert abs(F[sys.dof(A.last, "rz")] / (mu_n * R * np.cos(0.02)) - 1.0) < 1e-9
