@@ -45,25 +45,11 @@ def _plane(drop: float) -> "object":
     return m
 
 
-def _capstan(n: int = 40, mu: float = 0.3, T1: float = 100.0, R: float = 0.1,
-             r: float = 0.002, k: float = 1e6) -> "object":
-    import fembody as fb
-    m = fb.Model()
-    theta = math.pi
-    rn = (R + r) / math.cos(theta / n / 2)
-    rope = m.add_arc((rn, 0.0), (0.0, 0.0), theta, n=n,
-                     material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
-                     section=fb.Section.circle(2 * r))
-
-    def rise(t):
-        s = min(t / 0.1, 1.0)
-        return s * s * (3.0 - 2.0 * s)
-
-    m.add_force(rope.first, lambda t: np.array([0.0, -T1 * rise(t)]))
-    m.fix(rope.last, "x", "y")
-    m.add_surface_contact(rope, fb.Cylinder((0.0, 0.0), R), radius=r, stiffness=k,
-                          friction=mu, max_penetration=math.inf)
-    return m
+def _capstan(n: int = 40) -> "object":
+    """The capstan at gap 0 with its far end held (not driven): benchmarks/_contact_models."""
+    sys.path.insert(0, HERE)
+    from _contact_models import capstan
+    return capstan(n, v=None)
 
 
 def models() -> dict:

@@ -39,28 +39,8 @@ CASES = ("capstan", "rolling")
 
 
 def _capstan():
-    import fembody as fb
-    n, mu, T1, R, r, k, v = 16, 0.3, 100.0, 0.1, 0.002, 1e6, 0.01
-    m = fb.Model()
-    theta, tau, t1 = math.pi, 0.05, 0.15
-    rn = (R + r) / math.cos(theta / n / 2)
-    rope = m.add_arc((rn, 0.0), (0.0, 0.0), theta, n=n,
-                     material=fb.Material(E=1e9, rho=1000.0, nu=0.3),
-                     section=fb.Section.circle(2 * r))
-
-    def rise(t):
-        s = min(t / 0.1, 1.0)
-        return s * s * (3.0 - 2.0 * s)
-
-    m.add_force(rope.first, lambda t: np.array([0.0, -T1 * rise(t)]))
-    lag = lambda t: max(t - t1, 0.0)
-    m.add_joint(fb.Driver(
-        rope.last, "y", lambda t: -v * (lag(t) - tau * (1.0 - math.exp(-lag(t) / tau))),
-        velocity=lambda t: -v * (1.0 - math.exp(-lag(t) / tau)),
-        acceleration=lambda t: -v * math.exp(-lag(t) / tau) / tau * (t > t1)))
-    m.add_surface_contact(rope, fb.Cylinder((0.0, 0.0), R), radius=r, stiffness=k,
-                          friction=mu, max_penetration=math.inf)
-    return m, dict(t_end=1.0, dt=2e-3)
+    from _contact_models import capstan
+    return capstan(16), dict(t_end=1.0, dt=2e-3)
 
 
 def _rolling():
