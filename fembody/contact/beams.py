@@ -1401,13 +1401,29 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     X = np.array([[pos[i] for i in row] for row in ids])
     fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
                          for nm in names], dtype=float).T)
-    blocks = [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    rdofs = node_dofs[ids][:, :, nd:2 * nd]
+    if (fr[0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
+        # a frictional block reads its nodes' rotations too, after the translations (the
+        # friction at the surfaces, as the element pairs': JunctionContactBlock)
+        dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+    # the radii (first, second element) each row's two element pairs are tied at by the
+    # element pairs' block (its ``radii``: 0 for a pair with a node at a kink)
+    kinked = _kink_nodes(beam_neighbours(model), pos)
+    pair_radii = np.zeros((len(ids), 2, 2))
+    for j, r in enumerate(rows):
+        rP, rO = r[11]
+        for i in (0, 1):
+            if r[6][i] and not kinked.intersection((r[0], r[1], r[2], r[3 + i])):
+                pair_radii[j, i] = (rO, rP) if r[6][i] == 1 else (rP, rO)
+    blocks = [JunctionContactBlock(ids, dofs, X,
                                    np.array([r[7] for r in rows]),
                                    np.array([r[8] for r in rows]), labels,
                                    np.array([r[9] for r in rows]),
                                    np.array([r[5] for r in rows]),
                                    np.array([r[6] for r in rows]), fr,
-                                   np.array([r[10] for r in rows], dtype=bool))]
+                                   np.array([r[10] for r in rows], dtype=bool),
+                                   pair_radii)]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

@@ -13,6 +13,7 @@ from fembody.contact.junction import JunctionContactBlock
 from fembody.contact.share import CrossingShareBlock
 
 from .fd import assert_force_and_tangent
+from .geometries import widen
 
 R = 0.01                                       # both radii [m]
 K = 1e6                                        # penalty [N/m]
@@ -437,7 +438,7 @@ def test_system_adds_the_live_rows_as_the_whole_block(lift):
     n = len(jb)
     x = np.zeros((n, 5, 3))
     x[np.isin(jb.nodes, [nd.id for nd in a.nodes]), 2] = lift
-    x = x.reshape(n, -1)
+    x = widen(x, np.zeros(jb.dofs.shape))
     f, K, _ = jb.forces(x, None, True)
     whole = np.zeros(system.nnz)
     system.add_matrix(whole, jb, K)
@@ -493,12 +494,13 @@ def _ridges(ta: float, tb: float, lift: float = 1e-9, friction: float = 0.0,
 
 def _a_moved(blk, a_ids, move):
     """The rows' count and nodes per row of ``blk``, which of its nodes are A's (``a_ids``),
-    and its gathered displacements with A's nodes moved by ``move`` [m]."""
+    and its gathered displacements with A's nodes moved by ``move`` [m] (the rotations of
+    a block that reads them zero: :func:`geometries.widen`)."""
     n, k = blk.nodes.shape
     on_a = np.isin(blk.nodes, list(a_ids))
     x = np.zeros((n, k, 3))
     x[on_a] = move
-    return n, k, on_a, x.reshape(n, -1)
+    return n, k, on_a, widen(x, np.zeros(blk.dofs.shape))
 
 
 @pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
@@ -764,14 +766,14 @@ def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_remove
     pair_fr, back = None, np.zeros(3)
     for blk in system.beam_contact_blocks:
         n, k, on_a, x = _a_moved(blk, a_ids, move)
-        f = blk.forces(x, None, False)[0]
+        f = blk.forces(x, None, False)[0][:, :k * 3]        # (the moments after)
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
         if not isinstance(blk, (BeamContactBlock, JunctionContactBlock)):
             # (the free-end rows: the beams' ends are far from the crossing)
             assert not f.any(), type(blk).__name__
             continue
         if blk.frictional:
-            ff = blk._friction(x, None, False)[0]
+            ff = blk._friction(x, None, False)[0][:, :k * 3]
             fa = ff.reshape(n, k, 3) * on_a[:, :, None]
             friction += fa.sum(axis=(0, 1))
             if isinstance(blk, BeamContactBlock):
@@ -1136,10 +1138,11 @@ def _bent_disp(a_ids, bend, move):
 
 def _gathered(blk, disp):
     """The gathered displacements of block ``blk`` with the nodes' ``disp`` (node id ->
-    displacement [m], zero elsewhere)."""
+    displacement [m], zero elsewhere; a block that reads its nodes' rotations too: those
+    zero, :func:`geometries.widen`)."""
     ids = getattr(blk, "slots", blk.nodes)
     dd = np.array([[disp.get(int(i), np.zeros(3)) for i in row] for row in ids])
-    return dd.reshape(len(ids), -1)
+    return widen(dd, np.zeros(blk.dofs.shape))
 
 
 def _bent_a(system, a_ids, P, bend, move):
