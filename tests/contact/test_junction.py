@@ -741,6 +741,104 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
 
 
+def _pair_tied(pb, x, params):
+    """The section vectors ``(n, 6)`` the element pairs' block ``pb`` ties at its pairs'
+    point parts with the parameters ``params (n, 2)`` (its line points given the same)."""
+    from fembody.contact.line import NG
+    return pb._tied(x, np.concatenate([params, np.repeat(params, NG, axis=0)]))[:len(x)]
+
+
+@pytest.mark.parametrize("slip", [False, True])
+def test_a_row_takes_back_the_removed_pairs_friction_at_the_surfaces(slip):
+    """The rows of ``test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents``
+    reading their nodes' rotations (turned by up to some 0.05 rad) with the removed pair's
+    section vectors tied (radii 0.8 R on A, 1.2 R on B; fembody.contact.beams, "At the
+    surfaces"): the friction the row adds, forces and moments, is minus ``b`` times that
+    pair's friction as the element pairs' block computes it at the surfaces from the same
+    anchor (to 1e-12), the section vectors a row ties are the pair block's
+    (``BeamContactBlock._tied``, to 1e-12), and the tangent on translations and rotations
+    matches central differences of the forces, the rotations perturbed by material
+    increments (to 1e-6). (On 69a252d the row takes no pair radii and reads no rotations:
+    TypeError.)"""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.friction import History
+    from fembody.contact.line import NG
+    from fembody.rotations import exp as _exp, log as _log
+    rng = np.random.default_rng(11)
+    angles = np.radians([90, 80, 70, 60, 50, 45])
+    X = _kinked_pairs(rng, angles)
+    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
+    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
+    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
+    shift += 0.2 * R * (Q1 - P) / 0.2
+    X[:, 1:3] += shift[:, None]
+    n = len(X)
+    mu = np.full(n, 0.3)
+    closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
+    radii = np.tile([0.8 * R, 1.2 * R], (n, 2, 1))
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(30 * n).reshape(n, 30),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs, friction=(mu, mu, np.full(n, K)),
+                               pair_radii=radii)
+    assert blk.history0.anchor.shape == (n, 2 * 11 + 1)
+    x = np.concatenate([1e-6 * rng.normal(size=(n, 15)), 0.03 * rng.normal(size=(n, 15))],
+                       axis=1)
+    removed = blk._duplicate(x, False)[5]
+    assert np.all(removed == 1)
+    anchor = np.zeros((n, 11))
+    anchor[:, :2] = blk._params(np.zeros((n, 30)), removed + 1)
+    o = np.cross(np.cross(X[:, 2] - X[:, 1], X[:, 4] - X[:, 0]), rng.normal(size=(n, 3)))
+    anchor[:, 2:5] = (3e-3 if slip else 1e-6) * o / np.linalg.norm(o, axis=1)[:, None]
+    # the element pairs' block on the removed pairs (a0, a1, P, Q2), the same anchors
+    cols = np.concatenate([np.arange(3) + 3 * j for j in (1, 2, 0, 4)])
+    cols = np.concatenate([cols, 15 + cols])
+    pb = BeamContactBlock("crossing", np.zeros((n, 4), int), np.zeros((n, 24), int),
+                          X[:, [1, 2, 0, 4]], np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                          friction=(mu, mu, np.full(n, K)), radii=radii[:, 1])
+    assert pb.surface
+    # section vectors tied at the sections turned by x (stick) or at random (slip)
+    anchor[:, 5:] = (0.8 * R * rng.normal(size=(n, 6)) / 1.7 if slip else
+                     _pair_tied(pb, x[:, cols], anchor[:, :2] - [200.0, 0.0]))
+    h = History(anchor, np.zeros(n, bool), np.zeros(n), np.zeros((n, 30)),
+                np.zeros((n, 30)), np.zeros(n))
+    Ff, _, c, _, N = blk._friction(x, h, False)
+    assert np.all(N > 0.0) and np.all(c.slipping == slip)
+    pa = np.concatenate([anchor[:, :2] - [200.0, 0.0], anchor[:, 2:]], axis=1)
+    hp = History(np.concatenate([pa, np.zeros((n * NG, 11))]), np.zeros(n * (1 + NG), bool),
+                 np.zeros(n * (1 + NG)), np.zeros((n, 24)), np.zeros((n, 24)),
+                 np.zeros(n * (1 + NG)))
+    Fp, _, cp, _, Np, lam = pb._friction(x[:, cols], hp, False, np.arange(n))
+    assert np.all(lam == 0.0) and np.all(Np[:n] > 0.0)
+    assert np.abs(Fp[:, 12:]).max() > 1e-3 * np.abs(Fp[:, :12]).max()   # (moments)
+    b = blk._blend(x, np.arange(n), False)[0]
+    np.testing.assert_allclose(Ff[:, cols] + b[:, None] * Fp, 0.0,
+                               atol=1e-12 * np.abs(Fp).max())
+    assert not np.delete(Ff, cols, axis=1).any()
+    # the ties at the pair's current closest points
+    params = blk._params(x, removed + 1)
+    np.testing.assert_allclose(blk._ties(x, params),
+                               _pair_tied(pb, x[:, cols], params - [200.0, 0.0]),
+                               atol=1e-12 * R)
+    f, Kt, _ = blk.forces(x, None, True, h)
+    step = 1e-9
+    Kfd = np.zeros_like(Kt)
+    for j in range(30):
+        xp, xm = x.copy(), x.copy()
+        if j < 15:
+            xp[:, j] += step
+            xm[:, j] -= step
+        else:
+            e = np.zeros(3)
+            e[j % 3] = step
+            sl = slice(15 + 3 * ((j - 15) // 3), 18 + 3 * ((j - 15) // 3))
+            xp[:, sl] = _log(_exp(x[:, sl]) @ _exp(e))
+            xm[:, sl] = _log(_exp(x[:, sl]) @ _exp(-e))
+        Kfd[:, :, j] = (blk.forces(xp, None, False, h)[0]
+                        - blk.forces(xm, None, False, h)[0]) / (2 * step)
+    assert np.abs(Kt[:, :, 15:]).max() > 0.0
+    assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
+
+
 @pytest.mark.parametrize("move", [(2e-3, 3e-3, -2e-3), (3e-3, -2e-3, -2e-3),
                                   (1e-3, 4e-3, -2e-3)])
 def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_removes(move):
