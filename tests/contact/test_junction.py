@@ -492,6 +492,47 @@ def _ridges(ta: float, tb: float, lift: float = 1e-9, friction: float = 0.0,
     return m, ids, lambda move: dmin(A + move, B)
 
 
+def test_the_screen_of_a_block_reading_rotations_reads_the_translations():
+    """The frictional junction block of two kinked ridges reads its nodes' rotations after
+    the translations; its chord screen (fembody.contact.rows.ChordScreen, fresh, from the
+    gathered coordinates and from the configuration with the gather's indices) gives the
+    same input with the rotations there (0.5 rad, random) as from the translations alone
+    (A moved 3 mm in x and y, pressed 2 mm, each entry moved by 1 mm more at random): the
+    chords' displacements it reads are the
+    same numbers. (On 69a252d the block reads no rotations; with them and the screen's
+    indices counted on the whole row, it read rotation entries as the chords'
+    displacements.)"""
+    import copy
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    system = m.compile()
+    jb = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
+    md = jb.X[0].size
+    assert jb.dofs.shape[1] == 2 * md
+    n, k, on_a, x = _a_moved(jb, a_ids, (3e-3, 3e-3, -2e-3))
+    rng = np.random.default_rng(3)
+    x[:, :md] += 1e-3 * rng.normal(size=(n, md))          # (the chords turn)
+    x[:, md:] = 0.5 * rng.normal(size=(n, md))
+    at = np.arange(x.size).reshape(x.shape)
+
+    def read(xx, aa):
+        """The chords' displacements the screen reads, from x and from q by the gather."""
+        out = []
+        for how in ("x", "q"):
+            sc = copy.copy(jb._screen)
+            sc._memo = sc._at = None
+            seen = []
+            sc._masks = lambda dD: seen.append(dD.copy())
+            sc.candidates(jb, xx) if how == "x" else sc.candidates_at(jb, xx.reshape(-1), aa)
+            out.append(seen[0])
+        return out
+
+    wide = read(x, at)
+    narrow = read(np.ascontiguousarray(x[:, :md]), np.arange(n * md).reshape(n, md))
+    assert np.abs(narrow[0]).max() > 1e-3
+    for a, b in zip(wide, narrow):
+        np.testing.assert_array_equal(a, b)
+
+
 def _a_moved(blk, a_ids, move):
     """The rows' count and nodes per row of ``blk``, which of its nodes are A's (``a_ids``),
     and its gathered displacements with A's nodes moved by ``move`` [m] (the rotations of
