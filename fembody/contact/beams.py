@@ -1375,16 +1375,25 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
     of eight-node rows (a pair's nodes and its junctions' far nodes), or none: the element
     pairs keep their four-node rows and compiled pass."""
     from .share import CrossingShareBlock, share_rows
-    (ids, junction, free, radius, k, friction), names = share_rows(model, contacts)
+    (ids, junction, free, radius, k, friction, radii), names = share_rows(model, contacts)
     if not len(ids):
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
                     f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
-    return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                               junction, free, radius, k, labels,
-                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None)]
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    rdofs = node_dofs[ids[:, :4]][:, :, nd:2 * nd]
+    if (friction[:, 0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
+        # a frictional block reads the pair's four nodes' rotations too, after the
+        # translations (the friction at the surfaces, as the pair's: CrossingShareBlock),
+        # tied at the pair's radii (0 for a pair at a kink, as the element pairs' block)
+        dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+        kinked = _kink_nodes(beam_neighbours(model), pos)
+        radii = np.where(np.isin(ids[:, :4], list(kinked)).any(axis=1)[:, None], 0.0, radii)
+    return [CrossingShareBlock(ids, dofs, X, junction, free, radius, k, labels,
+                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None,
+                               pair_radii=radii)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int
