@@ -317,6 +317,17 @@ does not need, takes back the first one's friction alone); a deciding row that a
 the pair it keeps takes back that share of the kept pair's friction on its second anchor
 (:func:`_anchor_layout`: the anchor holds two points, the second's sliding flag last).
 
+*At the surfaces* (issue 33). A frictional block of spatial beams reads its nodes'
+rotations after the translations (``dofs (n, 2 5 d)``), and a row runs the pair it takes
+back as the element pairs' block runs it at the surfaces
+(:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces"): the tied points
+``x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``, with the section vectors ``a_A``, ``a_B``
+after ``(s, t, o)`` in each anchor point (``2 + d + 6`` entries), tied as the pair ties them
+(:meth:`JunctionContactBlock._ties`: at the pair's radii, along its tied chord points'
+difference) wherever the pair would: so the row and the pair keep cancelling at a kink, with
+the moments on the pair's four rotations and their tangent. The row's own point (the node
+against the element) is still tied on the axes.
+
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
 elements at its junction (before the start of one, beyond the end of the other) and no
@@ -694,7 +705,14 @@ class JunctionContactBlock(ContactRows):
         far = self._farther(pos, *gap)
         if not far.any():
             return w
-        return _product([w, self._notch(pos, far, tangent)], tangent)
+        nv, ng, nh = self._notch(pos, far, tangent)
+        if ng.shape[1] < k:                 # (the rotations' columns: the notch reads none)
+            ng = np.concatenate([ng, np.zeros((n, k - ng.shape[1]))], axis=1)
+            if tangent:
+                nw = np.zeros((n, k, k))
+                nw[:, :nh.shape[1], :nh.shape[2]] = nh
+                nh = nw
+        return _product([w, (nv, ng, nh)], tangent)
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """:meth:`_corrections` without the faded pairs (its first six returns)."""

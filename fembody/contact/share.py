@@ -396,7 +396,13 @@ was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N
 349.24 N at ``w = 0.86`` in tests/contact/test_share.py). A row's anchor holds two points
 (:func:`fembody.contact.friction.anchor_layout`): the pair's, and the kink node's contact
 where the row takes that back ("Across a kink node"), run on its own anchor and weighted
-as its energy is.
+as its energy is. At the surfaces (issue 33): a frictional block of spatial beams reads the
+pair's four nodes' rotations after the eight nodes' translations (``dofs (n, 8 d + 4 d)``)
+and runs the pair's point friction as the pair does at the surfaces
+(:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces"), the section vectors
+after ``(s, t, o)`` in each anchor point, tied as the pair ties them
+(:meth:`CrossingShareBlock._ties`), so the take-back stays exact with the moments; the kink
+node's point stays on the axes (as the junction row's node contact it takes back).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
@@ -1253,7 +1259,8 @@ class CrossingShareBlock(ContactRows):
                 old = np.flatnonzero(a2[:, 0] != mark)
                 if old.size:
                     at = rr[old]
-                    p0 = self.X[at] + h.x[at].reshape((old.size,) + self.X.shape[1:])
+                    p0 = self.X[at] + self._translations(h.x[at]).reshape(
+                        (old.size,) + self.X.shape[1:])
                     a2[old, 0] = mark
                     a2[old, 1] = closest_node(p0[:, sp])[0][:, 0]
                     a2[old, 2:] = 0.0
