@@ -355,10 +355,10 @@ from .friction import Coulomb, History, coulomb
 from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pack
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
-from .sections import carried, carried_moment_tangent, tie
+from .sections import tie
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _apex_notch, _bend, _fade, _own_distance,
-                    _own_step, _product, junction_blend, view_aside)
+                    _own_step, _product, junction_blend, pair_point_friction, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -1162,48 +1162,19 @@ class JunctionContactBlock(ContactRows):
         N = -kon * g
         nrm = G[:, :d] + G[:, d:2 * d]
         s_a, t_a = anchor[:, 0] - 100.0 * (1.0 + pair), anchor[:, 1]
-        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
         rot = k > md                    # at the surfaces: the pair's rotations' columns too
-        w = np.einsum("pm,pmi->pi", ca, x4)
+        R = _rot_exp(x[r[:, None], md + cols].reshape(n, 4, d)) if rot else None
         if rot:
-            # the tied section vectors carried by the pair's nodes' rotations, as the element
-            # pairs' block carries them (the offset o - v_A + v_B)
-            R = _rot_exp(x[r[:, None], md + cols].reshape(n, 4, d))
-            vA, GA = carried(R[:, :2], s_a, anchor[:, 2 + d:5 + d])
-            vB, GB = carried(R[:, 2:], t_a, anchor[:, 5 + d:8 + d])
             cols = np.concatenate([cols, md + cols], axis=1)        # (n, 8 d)
-            w = w - (anchor[:, 2:2 + d] - vA + vB)
-        else:
-            w = w - anchor[:, 2:2 + d]
-        kl = cols.shape[1]
-        dw = dn = dN = None
-        if tangent:
-            dw = np.zeros((n, d, kl))
-            dw[:, :, :4 * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
-                n, d, 4 * d)
-            dn = np.zeros((n, d, kl))
-            dn[:, :, :4 * d] = H[:, :d, :] + H[:, d:2 * d, :]
-            dN = np.zeros((n, kl))
-            dN[:, :4 * d] = -kon[:, None] * G
-            if rot:
-                dw[:, :, 4 * d:4 * d + 6], dw[:, :, 4 * d + 6:] = GA, -GB
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
+        F4, K4, c = pair_point_friction(
+            x4, s_a, t_a, anchor[:, 2:], R, nrm, N,
+            (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
+            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k, sliding)
         lam, gl, _ = self._pair_weight(x4, r, pair, tangent)
-        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
-        if rot:
-            F4 = np.concatenate([F4, (c.f[:, None, :] @ GA)[:, 0],
-                                 -(c.f[:, None, :] @ GB)[:, 0]], axis=1)
         F = np.zeros((n, k))
         F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
         K = None
         if tangent:
-            K4 = np.swapaxes(dw, 1, 2) @ c.K
-            if rot:
-                # the moments' own derivative at a fixed force (fembody.contact.sections)
-                K4[:, 4 * d:4 * d + 6, 4 * d:4 * d + 6] += carried_moment_tangent(
-                    R[:, :2], s_a, anchor[:, 2 + d:5 + d], c.f)
-                K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
-                    R[:, 2:], t_a, anchor[:, 5 + d:8 + d], c.f)
             Kp = (1.0 - lam)[:, None, None] * K4
             Kp[:, :, :4 * d] -= F4[:, :, None] * gl[:, None, :]
             K = np.zeros((n, k, k))

@@ -1165,45 +1165,12 @@ class CrossingShareBlock(ContactRows):
         N = -kon * g
         nrm = G[:, :d] + G[:, d:2 * d]
         first = anchor_layout(history.anchor, d, self._tied_width)[0]
-        s_a, t_a = first[:, 0], first[:, 1]
-        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
         rot = self._tied_width > 0 and x.shape[1] > self.X[0].size
-        w = np.einsum("pm,pmi->pi", ca, pos)
-        if rot:
-            # the tied section vectors carried by the pair's nodes' rotations, as the element
-            # pairs' block carries them (the offset o - v_A + v_B)
-            R = self._pair_rotations(x)
-            vA, GA = carried(R[:, :2], s_a, first[:, 2 + d:5 + d])
-            vB, GB = carried(R[:, 2:], t_a, first[:, 5 + d:8 + d])
-            w = w - (first[:, 2:2 + d] - vA + vB)
-        else:
-            w = w - first[:, 2:2 + d]
-        kl = 4 * d + (12 if rot else 0)
-        dw = dn = dN = None
-        if tangent:
-            dw = np.zeros((n, d, kl))
-            dw[:, :, :4 * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
-                n, d, 4 * d)
-            dn = np.zeros((n, d, kl))
-            dn[:, :, :4 * d] = H[:, :d, :] + H[:, d:2 * d, :]
-            dN = np.zeros((n, kl))
-            dN[:, :4 * d] = -kon[:, None] * G
-            if rot:
-                dw[:, :, 4 * d:4 * d + 6], dw[:, :, 4 * d + 6:] = GA, -GB
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, history.sliding, dw, dn, dN)
-        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
-        if rot:
-            F4 = np.concatenate([F4, (c.f[:, None, :] @ GA)[:, 0],
-                                 -(c.f[:, None, :] @ GB)[:, 0]], axis=1)
-        K4 = None
-        if tangent:
-            K4 = np.swapaxes(dw, 1, 2) @ c.K
-            if rot:
-                # the moments' own derivative at a fixed force (fembody.contact.sections)
-                K4[:, 4 * d:4 * d + 6, 4 * d:4 * d + 6] += carried_moment_tangent(
-                    R[:, :2], s_a, first[:, 2 + d:5 + d], c.f)
-                K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
-                    R[:, 2:], t_a, first[:, 5 + d:8 + d], c.f)
+        F4, K4, c = pair_point_friction(
+            pos, first[:, 0], first[:, 1], first[:, 2:], self._pair_rotations(x) if rot else None,
+            nrm, N, (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
+            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k,
+            history.sliding)
         return F4, K4, c, z, N
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool):
@@ -1438,6 +1405,61 @@ class CrossingShareBlock(ContactRows):
         """No Coulomb point of its own (:func:`fembody.contact.cone.no_points`): a row takes
         back a part of its pair's point friction, which the element pairs' block lists."""
         return no_points(self.label)
+
+
+def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.ndarray,
+                        R: np.ndarray | None, nrm: np.ndarray, N: np.ndarray,
+                        dn: np.ndarray | None, dN: np.ndarray | None, kt: np.ndarray,
+                        mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray):
+    """A crossing pair's point friction as the element pairs' block runs it, what the share
+    and junction rows take back: the return mapping (:func:`fembody.contact.friction
+    .coulomb`) on the tied points ``x_A(s) - x_B(t) - o`` of the pair's nodes ``x4 (n, 4,
+    d)`` [m], the anchor's ``tail (n, d [+ 6])`` = ``(o[, a_A, a_B])``; with the pair's
+    nodes' rotations ``R (n, 4, 3, 3)`` (None: on the axes) at the surfaces, ``+ M_A a_A -
+    M_B a_B`` (:mod:`fembody.contact.sections`, as
+    :class:`fembody.contact.beams.BeamContactBlock` "At the surfaces"). ``nrm (n, d)`` the
+    normal, ``N (n,)`` [N] the normal force, ``dn (n, d, 4 d)`` and ``dN (n, 4 d)`` their
+    derivatives on the translations (None: no tangent). Returns the forces ``(n, 4 d)``
+    [N] on the four nodes (then, at the surfaces, the moments ``(n, 12)`` [N m] on their
+    rotations), (with ``dn``) their derivative on the same columns (the rotations'
+    material increments) and the mapping (:class:`fembody.contact.friction.Coulomb`)."""
+    n, _, d = x4.shape
+    ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
+    w = np.einsum("pm,pmi->pi", ca, x4)
+    if R is not None:
+        # the tied section vectors carried by the pair's nodes' rotations, as the element
+        # pairs' block carries them (the offset o - v_A + v_B, summed in its order)
+        vA, GA = carried(R[:, :2], s, tail[:, d:d + 3])
+        vB, GB = carried(R[:, 2:], t, tail[:, d + 3:d + 6])
+        w = w - (tail[:, :d] - vA + vB)
+    else:
+        w = w - tail[:, :d]
+    tangent = dn is not None
+    kl = 4 * d + (12 if R is not None else 0)
+    dw = dnl = dNl = None
+    if tangent:
+        dw = np.zeros((n, d, kl))
+        dw[:, :, :4 * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
+            n, d, 4 * d)
+        dnl, dNl = np.zeros((n, d, kl)), np.zeros((n, kl))
+        dnl[:, :, :4 * d], dNl[:, :4 * d] = dn, dN
+        if R is not None:
+            dw[:, :, 4 * d:4 * d + 6], dw[:, :, 4 * d + 6:] = GA, -GB
+    c = coulomb(w, nrm, N, kt, mu_s, mu_k, sliding, dw, dnl, dNl)
+    F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
+    if R is not None:
+        F4 = np.concatenate([F4, (c.f[:, None, :] @ GA)[:, 0], -(c.f[:, None, :] @ GB)[:, 0]],
+                            axis=1)
+    K4 = None
+    if tangent:
+        K4 = np.swapaxes(dw, 1, 2) @ c.K
+        if R is not None:
+            # the moments' own derivative at a fixed force (fembody.contact.sections)
+            K4[:, 4 * d:4 * d + 6, 4 * d:4 * d + 6] += carried_moment_tangent(
+                R[:, :2], s, tail[:, d:d + 3], c.f)
+            K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
+                R[:, 2:], t, tail[:, d + 3:d + 6], c.f)
+    return F4, K4, c
 
 
 def share_rows(model, contacts: list) -> tuple[tuple, list]:
