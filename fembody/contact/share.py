@@ -549,9 +549,8 @@ class CrossingShareBlock(ContactRows):
             z = closest_crossing(self.X[:, :4])[0]
             # (and no kink node's point yet: module docstring, "Across a kink node")
             n0 = len(z)
+            # (the pair's section vectors: zero, tied where first read, :meth:`_resolved`)
             first = np.column_stack([z, np.zeros((n0, self.dim + self._tied_width))])
-            if self._tied_width:        # (the pair's section vectors, tied as it ties them)
-                first[:, 2 + self.dim:] = self._ties(np.zeros(self.dofs.shape), z)
             self.history0 = History.open(
                 anchor_pack(first, np.zeros_like(first), np.ones(n0, dtype=bool)),
                 np.zeros(self.dofs.shape)).frozen()
@@ -573,6 +572,22 @@ class CrossingShareBlock(ContactRows):
         a_B)`` of a block measuring at the surfaces (6), else none."""
         return 6 if self.surface and self.frictional else 0
 
+    def _resolved(self, first: np.ndarray, hx: np.ndarray) -> np.ndarray:
+        """The anchors' first points ``first (n, 2 + d + 6)`` with the section vectors of the
+        points opened at the accepted step of ``hx`` (its gathered coordinates) tied there
+        (:meth:`_ties`). An opened point keeps zero vectors until read (a tie of a pair of
+        radii > 0 is never zero; of radii 0 it is zero): :meth:`advance` ties the points
+        that pressed alone, and the other rows, most of a bundle's, only where they are
+        read again (the same numbers: that step's ``x`` and parameters)."""
+        d = self.dim
+        tw = first[:, 2 + d:]
+        rows = np.flatnonzero(~tw.any(axis=1) & (self.pair_radii > 0.0).any(axis=1))
+        if not rows.size:
+            return first
+        first = first.copy()
+        first[rows, 2 + d:] = self._ties(hx[rows], first[rows, :2], rows)
+        return first
+
     def _translations(self, x: np.ndarray) -> np.ndarray:
         """The nodes' displacements ``(n, 8 d)`` [m] of the gathered coordinates ``x`` (a
         block measuring at the surfaces holds the pair's rotation vectors after them)."""
@@ -589,13 +604,15 @@ class CrossingShareBlock(ContactRows):
         md = self.X[0].size
         return _rot_exp(x[:, md:md + 4 * self.dim].reshape(len(x), 4, self.dim))
 
-    def _ties(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    def _ties(self, x: np.ndarray, z: np.ndarray, rows: np.ndarray | None = None
+              ) -> np.ndarray:
         """The section vectors ``(n, 6)`` ``(a_A, a_B)`` the pair's point ties at the gathered
         ``x`` with the parameters ``z (n, 2)``, as the element pairs' block ties them
         (:meth:`fembody.contact.beams.BeamContactBlock._tied`: carried to ``-r_A n`` and ``r_B
         n``, ``n`` along the tied chord points' difference), so that the rows and the pair
-        keep cancelling."""
-        pos = self.X[:, :4] + x[:, :4 * self.dim].reshape(len(x), 4, self.dim)
+        keep cancelling; of the rows ``rows`` (default None: all), ``x`` and ``z`` theirs."""
+        sel = slice(None) if rows is None else rows
+        pos = self.X[sel, :4] + x[:, :4 * self.dim].reshape(len(x), 4, self.dim)
         s, t = z[:, 0], z[:, 1]
         ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
         dv = np.einsum("pm,pmi->pi", ca, pos)
@@ -603,7 +620,7 @@ class CrossingShareBlock(ContactRows):
         nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
                        np.array([0.0, 0.0, 1.0]))
         R = self._pair_rotations(x)
-        rA, rB = self.pair_radii.T
+        rA, rB = self.pair_radii[sel].T
         return np.concatenate([tie(R[:, :2], s, -rA[:, None] * nrm),
                                tie(R[:, 2:], t, rB[:, None] * nrm)], axis=1)
 
@@ -1166,6 +1183,8 @@ class CrossingShareBlock(ContactRows):
         nrm = G[:, :d] + G[:, d:2 * d]
         first = anchor_layout(history.anchor, d, self._tied_width)[0]
         rot = self._tied_width > 0 and x.shape[1] > self.X[0].size
+        if rot:
+            first = self._resolved(first, history.x)
         F4, K4, c = pair_point_friction(
             pos, first[:, 0], first[:, 1], first[:, 2:], self._pair_rotations(x) if rot else None,
             nrm, N, (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
@@ -1293,8 +1312,9 @@ class CrossingShareBlock(ContactRows):
         anchor = np.empty((n, 2 + d + tw))
         anchor[:, :2] = z
         anchor[:, 2:2 + d] = -0.0
-        if tw:                  # (every row's, as the pair ties every point's)
-            anchor[:, 2 + d:] = self._ties(x, z)
+        if tw:
+            # (zero: tied at x and z where read, :meth:`_resolved`; the pressing rows' now)
+            anchor[:, 2 + d:] = 0.0
         second = np.zeros((n, 2 + d + tw))
         open2 = np.ones(n, dtype=bool)
         first = anchor_layout(history.anchor, d, tw)[0]
@@ -1305,6 +1325,8 @@ class CrossingShareBlock(ContactRows):
             F[press], on[press] = Fp, N > 0.0
             slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
             anchor[press, 2:2 + d] = -c.f / self.kt[press, None]
+            if tw:
+                anchor[press, 2 + d:] = self._ties(x[press], z[press], press)
             on2 = two.N > 0.0
             keep2 = on2 & ~two.slipping
             fresh = np.concatenate([two.params, -two.f / self.kt[press, None],
@@ -1318,7 +1340,11 @@ class CrossingShareBlock(ContactRows):
             ds[k2] += two.ds[on2]
             stored[k2] += two.stored[on2]
         stick = np.flatnonzero(on & ~slipping)
-        anchor[stick] = first[stick]
+        if tw and stick.size:           # (a point opened at the last step sticks: tied there)
+            sub = self._take(stick)
+            anchor[stick] = sub._resolved(first[stick], history.x[stick])
+        else:
+            anchor[stick] = first[stick]
         work = history.work(F, x, press)
         new = History(anchor_pack(anchor, second, open2), slipping | ~on, history.slip + ds,
                       x.copy(), F, stored)

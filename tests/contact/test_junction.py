@@ -12,7 +12,8 @@ from fembody.contact.beams import BeamContactBlock
 from fembody.contact.junction import JunctionContactBlock
 from fembody.contact.share import CrossingShareBlock
 
-from .fd import assert_force_and_tangent
+from .fd import assert_force_and_tangent, assert_tangent_with_rotations
+from .fd import pair_tied as _pair_tied
 from .geometries import widen
 
 R = 0.01                                       # both radii [m]
@@ -713,6 +714,19 @@ def test_friction_in_the_concave_side_of_a_kink_is_mu_times_the_one_normal_force
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
 
 
+def _removing_rows(rng):
+    """The geometry of the concave-side rows that remove their farther pair (the second):
+    :func:`_kinked_pairs` at 90 to 45 degrees, each element shifted 3 R across the bisector
+    and 0.2 R along Q1."""
+    X = _kinked_pairs(rng, np.radians([90, 80, 70, 60, 50, 45]))
+    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
+    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
+    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
+    shift += 0.2 * R * (Q1 - P) / 0.2
+    X[:, 1:3] += shift[:, None]
+    return X
+
+
 @pytest.mark.parametrize("slip", [False, True])
 def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     """The concave-side rows of ``test_concave_side_counts_the_nearer_element_pair_once...``
@@ -728,13 +742,7 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     from fembody.contact.friction import History
     from fembody.contact.line import NG
     rng = np.random.default_rng(11)
-    angles = np.radians([90, 80, 70, 60, 50, 45])
-    X = _kinked_pairs(rng, angles)
-    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
-    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
-    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
-    shift += 0.2 * R * (Q1 - P) / 0.2
-    X[:, 1:3] += shift[:, None]
+    X = _removing_rows(rng)
     n = len(X)
     mu = np.full(n, 0.3)
     closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
@@ -782,13 +790,6 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
 
 
-def _pair_tied(pb, x, params):
-    """The section vectors ``(n, 6)`` the element pairs' block ``pb`` ties at its pairs'
-    point parts with the parameters ``params (n, 2)`` (its line points given the same)."""
-    from fembody.contact.line import NG
-    return pb._tied(x, np.concatenate([params, np.repeat(params, NG, axis=0)]))[:len(x)]
-
-
 @pytest.mark.parametrize("slip", [False, True])
 def test_a_row_takes_back_the_removed_pairs_friction_at_the_surfaces(slip):
     """The rows of ``test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents``
@@ -804,15 +805,8 @@ def test_a_row_takes_back_the_removed_pairs_friction_at_the_surfaces(slip):
     from fembody.contact.beams import BeamContactBlock
     from fembody.contact.friction import History
     from fembody.contact.line import NG
-    from fembody.rotations import exp as _exp, log as _log
     rng = np.random.default_rng(11)
-    angles = np.radians([90, 80, 70, 60, 50, 45])
-    X = _kinked_pairs(rng, angles)
-    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
-    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
-    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
-    shift += 0.2 * R * (Q1 - P) / 0.2
-    X[:, 1:3] += shift[:, None]
+    X = _removing_rows(rng)
     n = len(X)
     mu = np.full(n, 0.3)
     closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
@@ -861,23 +855,8 @@ def test_a_row_takes_back_the_removed_pairs_friction_at_the_surfaces(slip):
                                _pair_tied(pb, x[:, cols], params - [200.0, 0.0]),
                                atol=1e-12 * R)
     f, Kt, _ = blk.forces(x, None, True, h)
-    step = 1e-9
-    Kfd = np.zeros_like(Kt)
-    for j in range(30):
-        xp, xm = x.copy(), x.copy()
-        if j < 15:
-            xp[:, j] += step
-            xm[:, j] -= step
-        else:
-            e = np.zeros(3)
-            e[j % 3] = step
-            sl = slice(15 + 3 * ((j - 15) // 3), 18 + 3 * ((j - 15) // 3))
-            xp[:, sl] = _log(_exp(x[:, sl]) @ _exp(e))
-            xm[:, sl] = _log(_exp(x[:, sl]) @ _exp(-e))
-        Kfd[:, :, j] = (blk.forces(xp, None, False, h)[0]
-                        - blk.forces(xm, None, False, h)[0]) / (2 * step)
     assert np.abs(Kt[:, :, 15:]).max() > 0.0
-    assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
+    assert_tangent_with_rotations(lambda y: blk.forces(y, None, False, h)[0], x, Kt, 15)
 
 
 @pytest.mark.parametrize("move", [(2e-3, 3e-3, -2e-3), (3e-3, -2e-3, -2e-3),
@@ -1089,7 +1068,7 @@ def test_a_four_pair_crossing_is_continuous_where_its_second_minimum_leaves(dept
     distance from A's node, where the pair is its own minimum (fembody.contact.junction,
     "One view per crossing"); without that last condition the row faded a pair the share
     rows take back whole, 3.3e-5 J off the sampled minimum past the node."""
-    from .fd import assert_force_and_tangent
+    from .fd import assert_force_and_tangent, assert_tangent_with_rotations, pair_tied as _pair_tied
     from .test_share_apart import _minima_along
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
