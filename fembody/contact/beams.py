@@ -338,12 +338,12 @@ class BeamContactBlock(ContactRows):
     section turned in place under the other beam slips ``r sin(phi)`` and a beam rolling
     on another slips nothing. The planar take-back blocks (:mod:`fembody.contact.meet`,
     :mod:`fembody.contact.planar_switch`) read the same angles and take back the same
-    measure. The junction, share and end rows still tie the axes' points; so that the
-    junction and share rows take back exactly the friction a pair adds, a pair with a node
-    at a kink of the reference configuration (or a branch) ties zero section vectors
-    (``radii`` 0: the axes' points, as before). Left: a kink that forms in a run (the rows'
-    take-back inside their band misses the two measures' difference there) and beams
-    curved in the reference (every pair on the axes).
+    measure. The spatial junction and share rows that take back a pair's friction
+    (:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`) run it at the surfaces
+    too, on the same section vectors tied the same way, so the two cancel at a kink as on
+    the axes (a kink of the reference or one that forms in a run). The spatial end rows
+    and a junction node's contact with an element (the junction rows' own point and the
+    share rows' kink node point) still tie the axes' points.
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
@@ -1210,22 +1210,6 @@ def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
 
 
-def _kink_nodes(around: dict, pos: dict) -> set:
-    """The nodes where a beam has a kink in the reference configuration (two elements not in
-    line, to round-off) or branches (three or more), from :func:`fembody.contact.rows
-    .beam_neighbours`'s ``around`` and the nodes' reference positions ``pos``."""
-    out = set()
-    for c, nb in around.items():
-        if len(nb) > 2:
-            out.add(c)
-        elif len(nb) == 2 and c in pos and nb[0][0] in pos and nb[1][0] in pos:
-            d1, d2 = pos[nb[0][0]] - pos[c], pos[nb[1][0]] - pos[c]
-            cos = float(d1 @ d2) / float(np.linalg.norm(d1) * np.linalg.norm(d2))
-            if cos > -1.0 + 1e-12:
-                out.add(c)
-    return out
-
-
 def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:
     """``op`` (np.maximum, np.logical_or: exact in any order) of each spatial pair's point
     and its NG line points ``a (n (1 + NG),)``, per pair ``(n,)``; column by column (a
@@ -1327,7 +1311,6 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
-    kinked = None               # (spatial) the nodes at a kink, made once
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -1355,15 +1338,9 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                                for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
             XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
             ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
-            # the radii the surface friction ties its section vectors at; 0 (the axes'
-            # points) for a pair at a kink, whose friction junction and share rows take
-            # back on the axes (BeamContactBlock, "At the surfaces")
-            if kinked is None:
-                kinked = _kink_nodes(around, {v.id: np.asarray(v.position, float)[:nd]
-                                              for v in model.nodes})
-            at_kink = np.isin(ids, list(kinked)).any(axis=1)[:, None]
-            radii = np.where(at_kink, 0.0,
-                             np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]]))
+            # the radii the surface friction ties its section vectors at (BeamContactBlock,
+            # "At the surfaces")
+            radii = np.column_stack([rad[pairs[:, 0]], rad[pairs[:, 1]]])
         else:
             # each node of one element against the other element, once per (node, element)
             rows = {}
@@ -1479,16 +1456,23 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
     of eight-node rows (a pair's nodes and its junctions' far nodes), or none: the element
     pairs keep their four-node rows and compiled pass."""
     from .share import CrossingShareBlock, share_rows
-    (ids, junction, free, radius, k, friction), names = share_rows(model, contacts)
+    (ids, junction, free, radius, k, friction, radii), names = share_rows(model, contacts)
     if not len(ids):
         return []
     pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]} (share at "
                     f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
-    return [CrossingShareBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
-                               junction, free, radius, k, labels,
-                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None)]
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    rdofs = node_dofs[ids[:, :4]][:, :, nd:2 * nd]
+    if (friction[:, 0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
+        # a frictional block reads the pair's four nodes' rotations too, after the
+        # translations (the friction at the surfaces, as the pair's: CrossingShareBlock),
+        # tied at the pair's radii
+        dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+    return [CrossingShareBlock(ids, dofs, X, junction, free, radius, k, labels,
+                               tuple(friction.T) if (friction[:, 0] > 0.0).any() else None,
+                               pair_radii=radii)]
 
 
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int
@@ -1505,13 +1489,28 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     X = np.array([[pos[i] for i in row] for row in ids])
     fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
                          for nm in names], dtype=float).T)
-    blocks = [JunctionContactBlock(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X,
+    dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    rdofs = node_dofs[ids][:, :, nd:2 * nd]
+    if (fr[0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
+        # a frictional block reads its nodes' rotations too, after the translations (the
+        # friction at the surfaces, as the element pairs': JunctionContactBlock)
+        dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
+    # the radii (first, second element) each row's two element pairs are tied at by the
+    # element pairs' block (its ``radii``)
+    pair_radii = np.zeros((len(ids), 2, 2))
+    for j, r in enumerate(rows):
+        rP, rO = r[11]
+        for i in (0, 1):
+            if r[6][i]:
+                pair_radii[j, i] = (rO, rP) if r[6][i] == 1 else (rP, rO)
+    blocks = [JunctionContactBlock(ids, dofs, X,
                                    np.array([r[7] for r in rows]),
                                    np.array([r[8] for r in rows]), labels,
                                    np.array([r[9] for r in rows]),
                                    np.array([r[5] for r in rows]),
                                    np.array([r[6] for r in rows]), fr,
-                                   np.array([r[10] for r in rows], dtype=bool))]
+                                   np.array([r[10] for r in rows], dtype=bool),
+                                   pair_radii)]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

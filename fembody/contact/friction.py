@@ -320,15 +320,20 @@ def coefficients(friction, kinetic_friction, tangential_stiffness, stiffness: fl
     return mu_s, mu_k, kt
 
 
-def anchor_layout(anchor: np.ndarray, d: int):
-    """A two-point row's anchor ``(n, 2 (2 + d) + 1)`` split into its first point's ``(n, 2 +
-    d)``, its second point's ``(n, 2 + d)`` (each ``(s, t, o)``: two parameters, the
-    offset) and whether the second point slid or was open at the last accepted step
-    ``(n,)``: the junction rows' (:mod:`fembody.contact.junction`: the first the node
-    contact's or the removed pair's, the second the faded pair's, ``s = 0``: none) and the
-    share rows' (:mod:`fembody.contact.share`: the pair's, the kink node's contact's). An
-    ``(n, 2 + d)`` anchor (a history made by hand) has no second point."""
-    w = 2 + d
+def anchor_layout(anchor: np.ndarray, d: int, tied: int = 0):
+    """A two-point row's anchor ``(n, 2 (2 + d + tied) + 1)`` split into its first point's
+    ``(n, 2 + d + tied)``, its second point's ``(n, 2 + d + tied)`` (each ``(s, t, o)``: two
+    parameters, the offset, and ``tied`` entries more: the section vectors ``(a_A, a_B)`` a
+    row measuring at the surfaces ties, ``tied = 6``, else 0) and whether the second point
+    slid or was open at the last accepted step ``(n,)``: the junction rows'
+    (:mod:`fembody.contact.junction`: the first the node contact's or the removed pair's,
+    the second the faded pair's, ``s = 0``: none) and the share rows'
+    (:mod:`fembody.contact.share`: the pair's, the kink node's contact's). An ``(n, 2 + d +
+    tied)`` anchor (a history made by hand) has no second point; so has an ``(n, 2 + d)``
+    one, whose section vectors are zero (the axes' points)."""
+    w = 2 + d + tied
+    if anchor.shape[1] == 2 + d and tied:
+        anchor = np.concatenate([anchor, np.zeros((len(anchor), tied))], axis=1)
     if anchor.shape[1] == w:
         return anchor, np.zeros((len(anchor), w)), np.ones(len(anchor), dtype=bool)
     return anchor[:, :w], anchor[:, w:2 * w], anchor[:, 2 * w] > 0.5

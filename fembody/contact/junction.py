@@ -317,6 +317,17 @@ does not need, takes back the first one's friction alone); a deciding row that a
 the pair it keeps takes back that share of the kept pair's friction on its second anchor
 (:func:`_anchor_layout`: the anchor holds two points, the second's sliding flag last).
 
+*At the surfaces* (issue 33). A frictional block of spatial beams reads its nodes'
+rotations after the translations (``dofs (n, 2 5 d)``), and a row runs the pair it takes
+back as the element pairs' block runs it at the surfaces
+(:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces"): the tied points
+``x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``, with the section vectors ``a_A``, ``a_B``
+after ``(s, t, o)`` in each anchor point (``2 + d + 6`` entries), tied as the pair ties them
+(:meth:`JunctionContactBlock._ties`: at the pair's radii, along its tied chord points'
+difference) wherever the pair would: so the row and the pair keep cancelling at a kink, with
+the moments on the pair's four rotations and their tangent. The row's own point (the node
+against the element) is still tied on the axes.
+
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
 elements at its junction (before the start of one, beyond the end of the other) and no
@@ -337,15 +348,17 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..rotations import exp as _rot_exp
 from ._kernels import chord_cosines
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coulomb
 from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pack
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
+from .sections import tie
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _apex_notch, _bend, _fade, _own_distance,
-                    _own_step, _product, junction_blend, view_aside)
+                    _own_step, _product, junction_blend, pair_point_friction, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -405,10 +418,14 @@ class JunctionContactBlock(ContactRows):
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
                  closed: np.ndarray | None = None, pairs: np.ndarray | None = None,
-                 friction: tuple | None = None, free: np.ndarray | None = None) -> None:
+                 friction: tuple | None = None, free: np.ndarray | None = None,
+                 pair_radii: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
+        # whether the rows read their nodes' rotations after the translations (a frictional
+        # spatial block: the friction at the surfaces, **Friction**)
+        self.surface = self.dofs.shape[1] == 2 * self.X[0].size
         self.radius = np.asarray(radius, dtype=float)
         self.k = np.asarray(k, dtype=float)
         self.dim = self.X.shape[2]
@@ -450,6 +467,11 @@ class JunctionContactBlock(ContactRows):
             self.nodes[self._both], self._pair_key,
             self.X[self._both].reshape(len(self._both), 5, self.dim))
         d = self.dim
+        # a frictional spatial block's DOFs end with its nodes' rotations (``dofs (n, 2 5
+        # d)``), read by its friction alone (**Friction**); its contact reads the
+        # translations (:meth:`positions`)
+        n5 = len(self.dofs)
+        parts = self.dofs.reshape(n5, -1, 5, d)
         if (self._fade_end >= 0).any():
             # a sixth slot: a fading row's band reads the aside node's other element (its
             # far node, held by a row of that node; :func:`_fade`). The other rows repeat
@@ -459,11 +481,10 @@ class JunctionContactBlock(ContactRows):
             on = np.flatnonzero(far[:, 0] >= 0)
             six[self._both[on]] = self._both[far[on, 0]]
             slot[self._both[on]] = far[on, 1]
-            n5 = len(self.dofs)
             self.nodes = np.concatenate([self.nodes, self.nodes[six, slot][:, None]], axis=1)
-            self.dofs = np.concatenate(
-                [self.dofs, self.dofs.reshape(n5, 5, d)[six, slot]], axis=1)
+            parts = np.concatenate([parts, parts[six, :, slot][:, :, None]], axis=2)
             self.X = np.concatenate([self.X, self.X[six, slot][:, None]], axis=1)
+        self.dofs = np.ascontiguousarray(parts.reshape(n5, -1))
         self._screen = ChordScreen(self.X, self.nodes, [
             (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
             (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
@@ -479,6 +500,10 @@ class JunctionContactBlock(ContactRows):
             self._pair_dofs.append(per)
             slots.append(sl)
         self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
+        # per row of _both and pair, the radii (of its first, second element) [m] the element
+        # pairs' block ties that pair's section vectors at (its ``radii``; 0: the axes')
+        self._pair_radii = (np.zeros((len(self._both), 2, 2)) if pair_radii is None else
+                            np.asarray(pair_radii, dtype=float).reshape(-1, 2, 2)[self._both])
         # per row of _both and pair, its line-weight ramp where free ends meet, from the same
         # reference nodes, radii and free ends as the element pairs' block (the pair's
         # second element's free ends and the first's ramp: :meth:`_pair_weight`)
@@ -498,6 +523,17 @@ class JunctionContactBlock(ContactRows):
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
             self.history0 = self._open_history(np.zeros(self.dofs.shape)).frozen()
+
+    def _translations(self, x: np.ndarray) -> np.ndarray:
+        """The nodes' displacements ``(n, m d)`` [m] of the gathered coordinates ``x`` (a
+        frictional spatial block's ``(n, 2 m d)`` hold the nodes' rotation vectors after
+        them)."""
+        return x[:, :self.X[0].size]
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, m, d)`` [m] of the rows from their gathered
+        coordinates ``x`` (:meth:`_translations`)."""
+        return self.X + self._translations(x).reshape(self.X.shape)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``g (n,)`` [m] of each row's node to its element, whether the row is in its
@@ -669,7 +705,14 @@ class JunctionContactBlock(ContactRows):
         far = self._farther(pos, *gap)
         if not far.any():
             return w
-        return _product([w, self._notch(pos, far, tangent)], tangent)
+        nv, ng, nh = self._notch(pos, far, tangent)
+        if ng.shape[1] < k:                 # (the rotations' columns: the notch reads none)
+            ng = np.concatenate([ng, np.zeros((n, k - ng.shape[1]))], axis=1)
+            if tangent:
+                nw = np.zeros((n, k, k))
+                nw[:, :nh.shape[1], :nh.shape[2]] = nh
+                nh = nw
+        return _product([w, (nv, ng, nh)], tangent)
 
     def _duplicate(self, x: np.ndarray, tangent: bool, prev: np.ndarray | None = None):
         """:meth:`_corrections` without the faded pairs (its first six returns)."""
@@ -727,7 +770,7 @@ class JunctionContactBlock(ContactRows):
         rows = self._both
         if not rows.size:
             return W, f, K, Fd, both, removed, faded
-        flat = (self.X[rows].reshape(len(rows), -1) + x[rows])
+        flat = (self.X[rows].reshape(len(rows), -1) + self._translations(x)[rows])
         d = self.dim
         r_ = np.arange(len(rows))[:, None]
         E, gE, HE, F = [], [], [], []
@@ -896,7 +939,7 @@ class JunctionContactBlock(ContactRows):
         (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
         d = self.dim
         m = len(rows)
-        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
+        pos = (self.X[rows].reshape(m, -1) + self._translations(x)).reshape(m, -1, d)
         slots = np.array([1, 2, 3, 0, 4])              # (a0, a1, Q1, P, Q2): c = P at b1
         b, g5, h5 = junction_blend(pos[:, slots], np.ones(m, bool), self.free[rows],
                                     self.radius[rows], tangent)
@@ -921,7 +964,7 @@ class JunctionContactBlock(ContactRows):
         fe[a >= 0] = self._fade_end[a[a >= 0]]
         ii = np.broadcast_to(np.asarray(i), (len(rows),))
         d, m, k = self.dim, len(rows), x.shape[1]
-        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
+        pos = (self.X[rows].reshape(m, -1) + self._translations(x)).reshape(m, -1, d)
         for e in (0, 1):
             for j in (0, 1):
                 r = np.flatnonzero((fe == e) & (ii == j))
@@ -955,7 +998,7 @@ class JunctionContactBlock(ContactRows):
         (``tangent``) Hessian on the rows' slots ``(P, a0, a1, Q1, Q2)``."""
         d = self.dim
         m = len(rows)
-        pos = (self.X[rows].reshape(m, -1) + x).reshape(m, -1, d)
+        pos = (self.X[rows].reshape(m, -1) + self._translations(x)).reshape(m, -1, d)
         slots = np.array([1, 2, 3 + i, 0, 4 - i])     # (a0, a1, Q_i, P, the other Q)
         U, g5, h5 = _own_distance(pos[:, slots], np.ones(m, bool), self.radius[rows], tangent)
         g, h = _on_slots(g5, h5, slots, d, tangent, x.shape[1])
@@ -1032,18 +1075,17 @@ class JunctionContactBlock(ContactRows):
             dup = self._corrections(x, False, _removed_before(h))
             mode = dup[5] + 1
             fpair, share, gshare = dup[6]
-        first, second, sliding2 = _anchor_layout(h.anchor, d)
+        first, second, sliding2 = _anchor_layout(h.anchor, d, self._tied_width)
         anchor, sliding = first, h.sliding
         stale = np.flatnonzero(_anchor_mode(anchor[:, 0]) != mode)
         if stale.size:
             anchor, sliding = anchor.copy(), sliding.copy()
-            anchor[stale, :2] = self._take(stale)._params(h.x[stale], mode[stale])
-            anchor[stale, 2:] = 0.0
+            anchor[stale] = self._take(stale)._reopened(h.x[stale], mode[stale])
             sliding[stale] = True
         node = mode == 0
         N = np.where(node, N, 0.0)
         ca = self._anchor_coefficients(np.where(node, anchor[:, 1], 0.0))
-        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:]
+        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:2 + d]
         dw = None
         if tangent:
             dN = np.where(node[:, None], dN, 0.0)
@@ -1082,8 +1124,7 @@ class JunctionContactBlock(ContactRows):
             old = np.flatnonzero(_anchor_mode(a2[:, 0]) != fpair[fr] + 1)
             if old.size:
                 at = fr[old]
-                a2[old, :2] = self._take(at)._params(h.x[at], fpair[at] + 1)
-                a2[old, 2:] = 0.0
+                a2[old] = self._take(at)._reopened(h.x[at], fpair[at] + 1)
                 sl2[old] = True
             F2, K2, c2, p2, N2, w2 = self._take(fr)._mirror(x[fr], a2, sl2, fpair[fr],
                                                             tangent)
@@ -1110,9 +1151,10 @@ class JunctionContactBlock(ContactRows):
         point weight ``1 - Lam``."""
         n, k = x.shape
         d = self.dim
+        md = self.X[0].size
         r = np.arange(n)
         cols = self._pair_dofs[r, pair]                              # (n, 4 d)
-        x4 = (self.X.reshape(n, -1) + x)[r[:, None], cols].reshape(n, 4, d)
+        x4 = (self.X.reshape(n, -1) + self._translations(x))[r[:, None], cols].reshape(n, 4, d)
         z, _ = closest_crossing(x4)
         rho, G, H = distance("crossing", x4, z, tangent)
         g = rho - self.radius
@@ -1120,26 +1162,78 @@ class JunctionContactBlock(ContactRows):
         N = -kon * g
         nrm = G[:, :d] + G[:, d:2 * d]
         s_a, t_a = anchor[:, 0] - 100.0 * (1.0 + pair), anchor[:, 1]
-        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
-        w = np.einsum("pm,pmi->pi", ca, x4) - anchor[:, 2:]
-        dw = dn = dN = None
-        if tangent:
-            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
-            dn = H[:, :d, :] + H[:, d:2 * d, :]
-            dN = -kon[:, None] * G
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
+        rot = k > md                    # at the surfaces: the pair's rotations' columns too
+        R = _rot_exp(x[r[:, None], md + cols].reshape(n, 4, d)) if rot else None
+        if rot:
+            cols = np.concatenate([cols, md + cols], axis=1)        # (n, 8 d)
+        F4, K4, c = pair_point_friction(
+            x4, s_a, t_a, anchor[:, 2:], R, nrm, N,
+            (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
+            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k, sliding)
         lam, gl, _ = self._pair_weight(x4, r, pair, tangent)
-        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
         F = np.zeros((n, k))
         F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
         K = None
         if tangent:
-            K4 = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 4 * d, 4 * d)
-            Kp = (1.0 - lam)[:, None, None] * K4 - F4[:, :, None] * gl[:, None, :]
+            Kp = (1.0 - lam)[:, None, None] * K4
+            Kp[:, :, :4 * d] -= F4[:, :, None] * gl[:, None, :]
             K = np.zeros((n, k, k))
             K[r[:, None, None], cols[:, :, None], cols[:, None, :]] = -Kp
         params = np.column_stack([100.0 * (1.0 + pair) + z[:, 0], z[:, 1]])
         return F, K, c, params, N, 1.0 - lam
+
+    @property
+    def _tied_width(self) -> int:
+        """The entries an anchor point holds after ``(s, t, o)``: the section vectors ``(a_A,
+        a_B)`` of a block measuring at the surfaces (6), else none."""
+        return 6 if self.surface and self.frictional else 0
+
+    def _ties(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """The section vectors ``(n, 6)`` ``(a_A, a_B)`` the rows' points of the coded
+        parameters ``params (n, 2)`` (:meth:`_params`) tie at the gathered ``x``: a taken-back
+        pair's, as the element pairs' block ties them
+        (:meth:`fembody.contact.beams.BeamContactBlock._tied`: the sections carry them to
+        ``-r_A n`` and ``r_B n``, ``n`` along the tied chord points' difference, the pair's
+        own radii), so that the row and the pair keep cancelling; zero for the node contact
+        (the axes' points) and without rotations."""
+        n, d = len(params), self.dim
+        out = np.zeros((n, 6))
+        md = self.X[0].size
+        if x.shape[1] == md:
+            return out
+        mode = _anchor_mode(params[:, 0])
+        at = np.full(len(self.X), -1)
+        at[self._both] = np.arange(len(self._both))
+        rows = np.flatnonzero((mode > 0) & (at >= 0))
+        if not rows.size:
+            return out
+        b, i = at[rows], mode[rows] - 1
+        m = len(rows)
+        rr = np.arange(m)[:, None]
+        cols = self._pair_dofs[b, i]
+        pos = (self.X[rows].reshape(m, -1) + x[rows, :md])[rr, cols].reshape(m, 4, d)
+        s, t = params[rows, 0] - 100.0 * (1.0 + i), params[rows, 1]
+        ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
+        dv = np.einsum("pm,pmi->pi", ca, pos)
+        nn = np.linalg.norm(dv, axis=1)
+        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                       np.array([0.0, 0.0, 1.0]))
+        R = _rot_exp(x[rows][rr, md + cols].reshape(m, 4, d))
+        rA, rB = self._pair_radii[b, i].T
+        out[rows] = np.concatenate([tie(R[:, :2], s, -rA[:, None] * nrm),
+                                    tie(R[:, 2:], t, rB[:, None] * nrm)], axis=1)
+        return out
+
+    def _reopened(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
+        """The anchors ``(n, 2 + d + tied)`` of the rows' points of kind ``mode`` opened anew
+        at the gathered ``x`` (the last accepted step's): their closest points there, no
+        offset, the section vectors tied there (:meth:`_ties`)."""
+        params = self._params(x, mode)
+        out = np.zeros((len(params), 2 + self.dim + self._tied_width))
+        out[:, :2] = params
+        if self._tied_width:
+            out[:, 2 + self.dim:] = self._ties(x, params)
+        return out
 
     def _params(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
         """The anchor parameters ``(n, 2)`` of each row's point of kind ``mode`` (0: the node
@@ -1150,7 +1244,8 @@ class JunctionContactBlock(ContactRows):
             sub = self._take(pr)
             i = mode[pr] - 1
             r = np.arange(len(pr))
-            x4 = (sub.X.reshape(len(pr), -1) + x[pr])[r[:, None], sub._pair_dofs[r, i]]
+            x4 = (sub.X.reshape(len(pr), -1) + self._translations(x)[pr])[
+                r[:, None], sub._pair_dofs[r, i]]
             z, _ = closest_crossing(x4.reshape(len(pr), 4, self.dim))
             out[pr] = np.column_stack([100.0 * (1.0 + i) + z[:, 0], z[:, 1]])
         return out
@@ -1159,9 +1254,9 @@ class JunctionContactBlock(ContactRows):
         """The history of rows that are all open at ``x``: each anchored at the node's
         current closest point, no offset, and no second point (:func:`_anchor_layout`)."""
         params = self._points(x, False)[0]
-        n, d = len(params), self.dim
-        first = np.concatenate([params, np.zeros((n, d))], axis=1)
-        return History.open(_anchor_pack(first, np.zeros((n, 2 + d)), np.ones(n, bool)), x)
+        n, w = len(params), 2 + self.dim + self._tied_width
+        first = np.concatenate([params, np.zeros((n, w - 2))], axis=1)
+        return History.open(_anchor_pack(first, np.zeros((n, w)), np.ones(n, bool)), x)
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at ``x``, the energy [J] the
@@ -1178,15 +1273,19 @@ class JunctionContactBlock(ContactRows):
         energies ``stored``, parameters and normal forces ``N``; their second points
         ``two``) and the step's friction ``work`` [J]: a sticking point keeps its anchor, a
         slipping one moves to its elastic slip, an open one follows its closest point."""
-        d = self.dim
+        d, tw = self.dim, self._tied_width
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
         fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
-        first = np.where(keep[:, None], _anchor_layout(history.anchor, d)[0], fresh)
+        if tw:
+            fresh = np.concatenate([fresh, self._ties(x, params)], axis=1)
+        first = np.where(keep[:, None], _anchor_layout(history.anchor, d, tw)[0], fresh)
         on2 = two.N > 0.0
         fresh = np.concatenate([two.params, -two.f / self.kt[:, None]], axis=1)
         fresh[~on2, 2:] = 0.0
+        if tw:
+            fresh = np.concatenate([fresh, self._ties(x, two.params)], axis=1)
         second = np.where((on2 & ~two.slipping)[:, None], two.anchor, fresh)
         anchor = _anchor_pack(first, second, two.slipping | ~on2)
         stored = stored + two.stored
@@ -1211,7 +1310,7 @@ class JunctionContactBlock(ContactRows):
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
         z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
-        two = _Second.none(n, d)
+        two = _Second.none(n, d, width=2 + d + self._tied_width)
         if live.size:
             h = History(*(a[live] for a in history))
             # (the live rows' parameters are their points' own: a row taking back a pair
@@ -1353,6 +1452,7 @@ class JunctionContactBlock(ContactRows):
         at = at[rows]
         sub._both = np.flatnonzero(at >= 0)
         sub._pair_dofs = self._pair_dofs[at[sub._both]]
+        sub._pair_radii = self._pair_radii[at[sub._both]]
         sub.free_q = self.free_q[rows]
         sub._pair_free = self._pair_free[at[sub._both]]
         sub._pair_ramp = self._pair_ramp[at[sub._both]]
@@ -1538,11 +1638,14 @@ class _Second(NamedTuple):
     anchor: np.ndarray
 
     @classmethod
-    def none(cls, n: int, d: int, anchor: np.ndarray | None = None) -> "_Second":
-        """No second point on ``n`` rows (``anchor``: the one to keep; default zeros)."""
+    def none(cls, n: int, d: int, anchor: np.ndarray | None = None,
+             width: int | None = None) -> "_Second":
+        """No second point on ``n`` rows (``anchor``: the one to keep; default zeros, ``(n,
+        width)``, default ``2 + d``)."""
         return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
                    np.zeros((n, 2)), np.zeros(n),
-                   np.zeros((n, 2 + d)) if anchor is None else anchor.copy())
+                   np.zeros((n, 2 + d if width is None else width)) if anchor is None
+                   else anchor.copy())
 
 
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -1634,8 +1737,9 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
     of the element pairs (element, element ``Q1``-``P``), (element, element ``Q2``-``P``) is
     held by the element pairs' block (0: not a candidate, 1: the element first, 2: second), the
     sum of
-    the radii [m], the stiffness [N/m], the penetration tolerance [m] and whether the element's
-    nodes and ``Q1``, ``Q2`` are free ends (nodes of one beam element); and per row ``(contact,
+    the radii [m], the stiffness [N/m], the penetration tolerance [m], whether the element's
+    nodes and ``Q1``, ``Q2`` are free ends (nodes of one beam element) and the radii [m] of
+    ``P``'s beam and of the element's; and per row ``(contact,
     name of P, element)``; each (node, element) once.
 
     ``contacts``: per contact definition ``(bc, els, nodes, pairs)`` as the broad phase of
@@ -1676,6 +1780,10 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
                                          else bc.radius_b),
                                  bc.stiffness, bc.max_penetration,
                                  tuple(len(around.get(int(a), ())) == 1
-                                       for a in (*other, q1, q2))))
+                                       for a in (*other, q1, q2)),
+                                 (float(bc.radius_a if e < len(bc.elements_a)
+                                        else bc.radius_b),
+                                  float(bc.radius_a if o < len(bc.elements_a)
+                                        else bc.radius_b))))
                     names.append((bc, f"junction node {p}", els[o]))
     return rows, names

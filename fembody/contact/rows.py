@@ -88,6 +88,14 @@ class ContactRows:
         return f, K, None
 
 
+def _translations(x: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The displacements' columns ``(n, m d)`` of a block's gathered ``x`` (or their
+    indices): a block that reads its nodes' rotations too (friction at the surfaces) holds
+    them after the displacements; the chords' indices count the displacements' alone."""
+    md = X[0].size
+    return x if x.shape[1] == md else x[:, :md]
+
+
 def add_live_rows(data: np.ndarray, pos: np.ndarray, rows: np.ndarray, Ke: np.ndarray
                   ) -> bool:
     """Add the stiffness ``Ke (m, k, k)`` of a block's live ``rows (m,)`` into the CSC data
@@ -224,7 +232,7 @@ class ChordScreen:
         i0, i1, D0, pairs = self._made()
         if not len(D0):
             return None
-        flat = x.reshape(-1)
+        flat = _translations(x, self._X).reshape(-1)
         return self._masks((flat[i1] - flat[i0]).reshape(D0.shape))
 
     def candidates_at(self, block, q: np.ndarray, at: np.ndarray) -> list | None:
@@ -240,7 +248,7 @@ class ChordScreen:
             return None
         memo = self._at
         if memo is None or memo[0] is not at:
-            flat = at.reshape(-1)
+            flat = _translations(at, self._X).reshape(-1)
             memo = self._at = (at, flat[i0], flat[i1])
         return self._masks((q[memo[2]] - q[memo[1]]).reshape(D0.shape))
 

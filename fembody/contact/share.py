@@ -396,7 +396,13 @@ was ``mu`` times its unweighted normal force, ``1 / w`` times too much (403.96 N
 349.24 N at ``w = 0.86`` in tests/contact/test_share.py). A row's anchor holds two points
 (:func:`fembody.contact.friction.anchor_layout`): the pair's, and the kink node's contact
 where the row takes that back ("Across a kink node"), run on its own anchor and weighted
-as its energy is.
+as its energy is. At the surfaces (issue 33): a frictional block of spatial beams reads the
+pair's four nodes' rotations after the eight nodes' translations (``dofs (n, 8 d + 4 d)``)
+and runs the pair's point friction as the pair does at the surfaces
+(:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces"), the section vectors
+after ``(s, t, o)`` in each anchor point, tied as the pair ties them
+(:meth:`CrossingShareBlock._ties`), so the take-back stays exact with the moments; the kink
+node's point stays on the axes (as the junction row's node contact it takes back).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
@@ -407,8 +413,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..rotations import exp as _rot_exp
 from .cone import ConePoints, no_points
 from .friction import History, anchor_layout, anchor_pack, coulomb
+from .sections import carried, carried_moment_tangent, tie
 from .geometry import closest_crossing, closest_node, distance, line_points, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
@@ -466,10 +474,18 @@ class CrossingShareBlock(ContactRows):
 
     def __init__(self, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  junction: np.ndarray, free: np.ndarray, radius: np.ndarray, k: np.ndarray,
-                 labels, friction: tuple | None = None, _nb: tuple | None = None) -> None:
+                 labels, friction: tuple | None = None, _nb: tuple | None = None,
+                 pair_radii: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
+        # a frictional block of spatial beams reads the pair's four nodes' rotations after
+        # the eight nodes' translations (``dofs (n, 8 d + 4 d)``): its friction measures at
+        # the surfaces as the pair's does (**Friction**), tied at the pair's radii ``(r_A,
+        # r_B)`` [m] (``pair_radii (n, 2)``; default None: 0, the axes' points)
+        self.surface = self.dofs.shape[1] == self.X[0].size + 4 * self.X.shape[2]
+        self.pair_radii = (np.zeros((len(self.X), 2)) if pair_radii is None
+                           else np.asarray(pair_radii, dtype=float).reshape(-1, 2))
         if self.X.ndim != 3 or self.X.shape[1] != 8 or self.nodes.shape != self.X.shape[:2]:
             raise ValueError("CrossingShareBlock: rows need eight node slots (a0, a1, b0, b1, "
                              "f_a0, f_a1, f_b0, f_b1), a node repeating itself where it is "
@@ -533,7 +549,8 @@ class CrossingShareBlock(ContactRows):
             z = closest_crossing(self.X[:, :4])[0]
             # (and no kink node's point yet: module docstring, "Across a kink node")
             n0 = len(z)
-            first = np.column_stack([z, np.zeros((n0, self.dim))])
+            # (the pair's section vectors: zero, tied where first read, :meth:`_resolved`)
+            first = np.column_stack([z, np.zeros((n0, self.dim + self._tied_width))])
             self.history0 = History.open(
                 anchor_pack(first, np.zeros_like(first), np.ones(n0, dtype=bool)),
                 np.zeros(self.dofs.shape)).frozen()
@@ -546,7 +563,66 @@ class CrossingShareBlock(ContactRows):
                                   self.radius[rows],
                                   self.k[rows], self._labels,
                                   None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
-                                  (self._nb_free[rows], self._nb_ramp[rows]))
+                                  (self._nb_free[rows], self._nb_ramp[rows]),
+                                  self.pair_radii[rows])
+
+    @property
+    def _tied_width(self) -> int:
+        """The entries an anchor point holds after ``(s, t, o)``: the section vectors ``(a_A,
+        a_B)`` of a block measuring at the surfaces (6), else none."""
+        return 6 if self.surface and self.frictional else 0
+
+    def _resolved(self, first: np.ndarray, hx: np.ndarray) -> np.ndarray:
+        """The anchors' first points ``first (n, 2 + d + 6)`` with the section vectors of the
+        points opened at the accepted step of ``hx`` (its gathered coordinates) tied there
+        (:meth:`_ties`). An opened point keeps zero vectors until read (a tie of a pair of
+        radii > 0 is never zero; of radii 0 it is zero): :meth:`advance` ties the points
+        that pressed alone, and the other rows, most of a bundle's, only where they are
+        read again (the same numbers: that step's ``x`` and parameters)."""
+        d = self.dim
+        tw = first[:, 2 + d:]
+        rows = np.flatnonzero(~tw.any(axis=1) & (self.pair_radii > 0.0).any(axis=1))
+        if not rows.size:
+            return first
+        first = first.copy()
+        first[rows, 2 + d:] = self._ties(hx[rows], first[rows, :2], rows)
+        return first
+
+    def _translations(self, x: np.ndarray) -> np.ndarray:
+        """The nodes' displacements ``(n, 8 d)`` [m] of the gathered coordinates ``x`` (a
+        block measuring at the surfaces holds the pair's rotation vectors after them)."""
+        return x[:, :self.X[0].size]
+
+    def positions(self, x: np.ndarray) -> np.ndarray:
+        """Current node positions ``(n, 8, d)`` [m] of the rows from their gathered
+        coordinates ``x`` (:meth:`_translations`)."""
+        return self.X + self._translations(x).reshape(self.X.shape)
+
+    def _pair_rotations(self, x: np.ndarray) -> np.ndarray:
+        """The rotations ``(n, 4, 3, 3)`` of the pair's four nodes (a0, a1, b0, b1) from the
+        gathered coordinates ``x`` of a block measuring at the surfaces."""
+        md = self.X[0].size
+        return _rot_exp(x[:, md:md + 4 * self.dim].reshape(len(x), 4, self.dim))
+
+    def _ties(self, x: np.ndarray, z: np.ndarray, rows: np.ndarray | None = None
+              ) -> np.ndarray:
+        """The section vectors ``(n, 6)`` ``(a_A, a_B)`` the pair's point ties at the gathered
+        ``x`` with the parameters ``z (n, 2)``, as the element pairs' block ties them
+        (:meth:`fembody.contact.beams.BeamContactBlock._tied`: carried to ``-r_A n`` and ``r_B
+        n``, ``n`` along the tied chord points' difference), so that the rows and the pair
+        keep cancelling; of the rows ``rows`` (default None: all), ``x`` and ``z`` theirs."""
+        sel = slice(None) if rows is None else rows
+        pos = self.X[sel, :4] + x[:, :4 * self.dim].reshape(len(x), 4, self.dim)
+        s, t = z[:, 0], z[:, 1]
+        ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
+        dv = np.einsum("pm,pmi->pi", ca, pos)
+        nn = np.linalg.norm(dv, axis=1)
+        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                       np.array([0.0, 0.0, 1.0]))
+        R = self._pair_rotations(x)
+        rA, rB = self.pair_radii[sel].T
+        return np.concatenate([tie(R[:, :2], s, -rA[:, None] * nrm),
+                               tie(R[:, 2:], t, rB[:, None] * nrm)], axis=1)
 
     def _active(self, pos: np.ndarray) -> np.ndarray:
         """Per row and junction ``(n, 4)`` whether the share across it weights the pair
@@ -979,7 +1055,7 @@ class CrossingShareBlock(ContactRows):
         """Of the ``rows`` that passed :meth:`live`'s screen, at their gathered
         displacements ``xr``, the live ones (the rest of :meth:`live`'s tests)."""
         from ._kernels import chord_cosines
-        p = self.X[rows] + xr.reshape((len(rows),) + self.X.shape[1:])
+        p = self.X[rows] + self._translations(xr).reshape((len(rows),) + self.X.shape[1:])
         # (a ramped pair keeps a point part 1 - lam phi > 0 also where lam = 1: the screen
         # lets its rows through, those of an end element of A against one of B)
         keep = ((chord_cosines(np.ascontiguousarray(p[:, :4]),
@@ -1053,6 +1129,13 @@ class CrossingShareBlock(ContactRows):
             f[r] += fn
             if tangent:
                 K[r] += Kn
+        if x.shape[1] > md:                 # (the rotations' columns: no energy of theirs)
+            k = x.shape[1]
+            f = np.concatenate([f, np.zeros((n, k - md))], axis=1)
+            if tangent:
+                Kw = np.zeros((n, k, k))
+                Kw[:, :md, :md] = K
+                K = Kw
         return E, f, K
 
     def forces(self, x: np.ndarray, v, tangent: bool, history=None):
@@ -1086,7 +1169,10 @@ class CrossingShareBlock(ContactRows):
         which follow the pair's own (:meth:`advance`). Returns the forces on the pair's four
         nodes ``(n, 4 d)`` [N], (``tangent``) their derivative ``(n, 4 d, 4 d)``, the mapping
         (:class:`fembody.contact.friction.Coulomb`), the closest points ``(n, 2)`` and the
-        normal force ``(n,)`` [N]."""
+        normal force ``(n,)`` [N]. A block measuring at the surfaces ties the section vectors
+        ``(a_A, a_B)`` of the anchor's last entries (:meth:`_ties`), carried by the pair's
+        nodes' rotations: ``x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``; its forces then hold
+        the moments on the four rotations after the translations ``(n, 4 d + 12)``."""
         pos = self.positions(x)[:, :4]
         n, _, d = pos.shape
         z, ok = closest_crossing(pos)
@@ -1095,20 +1181,15 @@ class CrossingShareBlock(ContactRows):
         kon = np.where(ok & (rho != 0.0) & (g < 0.0), self.k, 0.0)
         N = -kon * g
         nrm = G[:, :d] + G[:, d:2 * d]
-        first = anchor_layout(history.anchor, d)[0]
-        s_a, t_a = first[:, 0], first[:, 1]
-        ca = np.column_stack([1.0 - s_a, s_a, t_a - 1.0, -t_a])
-        w = np.einsum("pm,pmi->pi", ca, pos) - first[:, 2:]
-        dw = dn = dN = None
-        if tangent:
-            dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(n, d, 4 * d)
-            dn = H[:, :d, :] + H[:, d:2 * d, :]
-            dN = -kon[:, None] * G
-        c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, history.sliding, dw, dn, dN)
-        F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
-        K4 = None
-        if tangent:
-            K4 = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 4 * d, 4 * d)
+        first = anchor_layout(history.anchor, d, self._tied_width)[0]
+        rot = self._tied_width > 0 and x.shape[1] > self.X[0].size
+        if rot:
+            first = self._resolved(first, history.x)
+        F4, K4, c = pair_point_friction(
+            pos, first[:, 0], first[:, 1], first[:, 2:], self._pair_rotations(x) if rot else None,
+            nrm, N, (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
+            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k,
+            history.sliding)
         return F4, K4, c, z, N
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool):
@@ -1136,19 +1217,22 @@ class CrossingShareBlock(ContactRows):
         h = self.history0 if history is None else history
         n, m = x.shape
         d = self.dim
-        pd = 4 * d
+        pd, md = 4 * d, self.X[0].size
         F4, K4, c, _, N = self._mirror(x, h, tangent)
         pos = self.positions(x)
         a, da, _, (node_at, node_back) = self._factor(pos, False)
+        # the pair's columns: its translations and (at the surfaces) its rotations
+        pc = np.arange(pd) if F4.shape[1] == pd else np.r_[np.arange(pd), md + np.arange(12)]
         F = np.zeros((n, m))
-        F[:, :pd] = -a[:, None] * F4
+        F[:, pc] = -a[:, None] * F4
         K = None
         if tangent:
             K = np.zeros((n, m, m))
-            K[:, :pd, :pd] = -a[:, None, None] * K4
-            K[:, :pd, :] -= F4[:, :, None] * da[:, None, :]
-        _, second, sliding2 = anchor_layout(h.anchor, d)
-        two = _NodePoint.none(n, d)
+            K[:, pc[:, None], pc[None, :]] = -a[:, None, None] * K4
+            K[:, pc, :md] -= F4[:, :, None] * da[:, None, :]
+        tw = self._tied_width
+        _, second, sliding2 = anchor_layout(h.anchor, d, tw)
+        two = _NodePoint.none(n, d, 2 + d + tw)
         if node_at.any():
             # one node point per row (a row has a kink node in its wedge at one junction)
             one = np.zeros_like(node_at)
@@ -1161,7 +1245,8 @@ class CrossingShareBlock(ContactRows):
                 old = np.flatnonzero(a2[:, 0] != mark)
                 if old.size:
                     at = rr[old]
-                    p0 = self.X[at] + h.x[at].reshape((old.size,) + self.X.shape[1:])
+                    p0 = self.X[at] + self._translations(h.x[at]).reshape(
+                        (old.size,) + self.X.shape[1:])
                     a2[old, 0] = mark
                     a2[old, 1] = closest_node(p0[:, sp])[0][:, 0]
                     a2[old, 2:] = 0.0
@@ -1170,7 +1255,7 @@ class CrossingShareBlock(ContactRows):
                 kon = np.where(g < 0.0, self.k[rr], 0.0)
                 t_a = a2[:, 1]
                 ca = np.column_stack([np.ones(ns), t_a - 1.0, -t_a])
-                wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - a2[:, 2:]
+                wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - a2[:, 2:2 + d]
                 dw = dn = dN = None
                 if tangent:
                     dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
@@ -1186,11 +1271,11 @@ class CrossingShareBlock(ContactRows):
                 K3 = None
                 if tangent:
                     K3 = (ca[:, :, None, None] * c2.K[:, None]).reshape(ns, 3 * d, 3 * d)
-                _, Fl, Kl = _lift((wt, F3, K3), sp, m // d, d)
-                F[rr] -= wt[:, None] * Fl
+                _, Fl, Kl = _lift((wt, F3, K3), sp, md // d, d)
+                F[rr, :md] -= wt[:, None] * Fl
                 if tangent:
-                    K[rr] -= (wt[:, None, None] * Kl
-                              + Fl[:, :, None] * (on[:, None] * ap[1])[:, None, :])
+                    K[rr, :md, :md] -= (wt[:, None, None] * Kl
+                                        + Fl[:, :, None] * (on[:, None] * ap[1])[:, None, :])
                 two.f[rr], two.slipping[rr], two.ds[rr] = c2.f, c2.slipping, c2.ds
                 two.stored[rr] = -wt * c2.stored
                 two.params[rr] = np.column_stack([np.full(ns, mark), t])
@@ -1223,22 +1308,29 @@ class CrossingShareBlock(ContactRows):
         # row presses (T = 0 there), formed at the pressing rows alone; the sticking rows
         # (all pressing) keep theirs: entry for entry the whole-array form
         # ``where(keep, history.anchor, [z, -T / k_t])``
-        anchor = np.empty((n, 2 + d))
+        tw = self._tied_width
+        anchor = np.empty((n, 2 + d + tw))
         anchor[:, :2] = z
-        anchor[:, 2:] = -0.0
-        second = np.zeros((n, 2 + d))
+        anchor[:, 2:2 + d] = -0.0
+        if tw:
+            # (zero: tied at x and z where read, :meth:`_resolved`; the pressing rows' now)
+            anchor[:, 2 + d:] = 0.0
+        second = np.zeros((n, 2 + d + tw))
         open2 = np.ones(n, dtype=bool)
-        first = anchor_layout(history.anchor, d)[0]
+        first = anchor_layout(history.anchor, d, tw)[0]
         if press.size:
             sub = self._take(press)
             hp = History(*(a[press] for a in history))
             Fp, _, c, a, N, two = sub._frictions(x[press], hp, False)
             F[press], on[press] = Fp, N > 0.0
             slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
-            anchor[press, 2:] = -c.f / self.kt[press, None]
+            anchor[press, 2:2 + d] = -c.f / self.kt[press, None]
+            if tw:
+                anchor[press, 2 + d:] = self._ties(x[press], z[press], press)
             on2 = two.N > 0.0
             keep2 = on2 & ~two.slipping
-            fresh = np.concatenate([two.params, -two.f / self.kt[press, None]], axis=1)
+            fresh = np.concatenate([two.params, -two.f / self.kt[press, None],
+                                    np.zeros((press.size, tw))], axis=1)
             fresh[~on2, 2:] = 0.0
             second[press] = np.where(keep2[:, None], two.anchor, fresh)
             open2[press] = two.slipping | ~on2
@@ -1248,7 +1340,11 @@ class CrossingShareBlock(ContactRows):
             ds[k2] += two.ds[on2]
             stored[k2] += two.stored[on2]
         stick = np.flatnonzero(on & ~slipping)
-        anchor[stick] = first[stick]
+        if tw and stick.size:           # (a point opened at the last step sticks: tied there)
+            sub = self._take(stick)
+            anchor[stick] = sub._resolved(first[stick], history.x[stick])
+        else:
+            anchor[stick] = first[stick]
         work = history.work(F, x, press)
         new = History(anchor_pack(anchor, second, open2), slipping | ~on, history.slip + ds,
                       x.copy(), F, stored)
@@ -1337,6 +1433,61 @@ class CrossingShareBlock(ContactRows):
         return no_points(self.label)
 
 
+def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.ndarray,
+                        R: np.ndarray | None, nrm: np.ndarray, N: np.ndarray,
+                        dn: np.ndarray | None, dN: np.ndarray | None, kt: np.ndarray,
+                        mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray):
+    """A crossing pair's point friction as the element pairs' block runs it, what the share
+    and junction rows take back: the return mapping (:func:`fembody.contact.friction
+    .coulomb`) on the tied points ``x_A(s) - x_B(t) - o`` of the pair's nodes ``x4 (n, 4,
+    d)`` [m], the anchor's ``tail (n, d [+ 6])`` = ``(o[, a_A, a_B])``; with the pair's
+    nodes' rotations ``R (n, 4, 3, 3)`` (None: on the axes) at the surfaces, ``+ M_A a_A -
+    M_B a_B`` (:mod:`fembody.contact.sections`, as
+    :class:`fembody.contact.beams.BeamContactBlock` "At the surfaces"). ``nrm (n, d)`` the
+    normal, ``N (n,)`` [N] the normal force, ``dn (n, d, 4 d)`` and ``dN (n, 4 d)`` their
+    derivatives on the translations (None: no tangent). Returns the forces ``(n, 4 d)``
+    [N] on the four nodes (then, at the surfaces, the moments ``(n, 12)`` [N m] on their
+    rotations), (with ``dn``) their derivative on the same columns (the rotations'
+    material increments) and the mapping (:class:`fembody.contact.friction.Coulomb`)."""
+    n, _, d = x4.shape
+    ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
+    w = np.einsum("pm,pmi->pi", ca, x4)
+    if R is not None:
+        # the tied section vectors carried by the pair's nodes' rotations, as the element
+        # pairs' block carries them (the offset o - v_A + v_B, summed in its order)
+        vA, GA = carried(R[:, :2], s, tail[:, d:d + 3])
+        vB, GB = carried(R[:, 2:], t, tail[:, d + 3:d + 6])
+        w = w - (tail[:, :d] - vA + vB)
+    else:
+        w = w - tail[:, :d]
+    tangent = dn is not None
+    kl = 4 * d + (12 if R is not None else 0)
+    dw = dnl = dNl = None
+    if tangent:
+        dw = np.zeros((n, d, kl))
+        dw[:, :, :4 * d] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
+            n, d, 4 * d)
+        dnl, dNl = np.zeros((n, d, kl)), np.zeros((n, kl))
+        dnl[:, :, :4 * d], dNl[:, :4 * d] = dn, dN
+        if R is not None:
+            dw[:, :, 4 * d:4 * d + 6], dw[:, :, 4 * d + 6:] = GA, -GB
+    c = coulomb(w, nrm, N, kt, mu_s, mu_k, sliding, dw, dnl, dNl)
+    F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
+    if R is not None:
+        F4 = np.concatenate([F4, (c.f[:, None, :] @ GA)[:, 0], -(c.f[:, None, :] @ GB)[:, 0]],
+                            axis=1)
+    K4 = None
+    if tangent:
+        K4 = np.swapaxes(dw, 1, 2) @ c.K
+        if R is not None:
+            # the moments' own derivative at a fixed force (fembody.contact.sections)
+            K4[:, 4 * d:4 * d + 6, 4 * d:4 * d + 6] += carried_moment_tangent(
+                R[:, :2], s, tail[:, d:d + 3], c.f)
+            K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
+                R[:, 2:], t, tail[:, d + 3:d + 6], c.f)
+    return F4, K4, c
+
+
 def share_rows(model, contacts: list) -> tuple[tuple, list]:
     """The rows of :class:`CrossingShareBlock` for the spatial contacts' element pairs
     (compile time): ``contacts`` per contact ``(contact, its elements, their node ids (n,
@@ -1391,14 +1542,16 @@ def share_rows(model, contacts: list) -> tuple[tuple, list]:
                       rad[pairs[k, 0]] + rad[pairs[k, 1]],
                       np.full(k.size, float(bc.stiffness)),
                       np.tile([float(bc.friction), float(bc.kinetic_friction),
-                               float(bc.tangential_stiffness)], (k.size, 1))))
+                               float(bc.tangential_stiffness)], (k.size, 1)),
+                      np.column_stack([rad[pairs[k, 0]], rad[pairs[k, 1]]])))
         names += [(bc, els[i], els[j], ("node " if jn.sum() == 1 else "nodes ")
                    + ", ".join(str(int(v)) for v in row[jn]))
                   for i, j, row, jn in zip(pairs[k, 0], pairs[k, 1], ids[k], juns[k])]
     if not parts:
         return (np.zeros((0, 8), dtype=np.int64), np.zeros((0, 4), bool),
-                np.zeros((0, 4), bool), np.zeros(0), np.zeros(0), np.zeros((0, 3))), []
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(6)), names
+                np.zeros((0, 4), bool), np.zeros(0), np.zeros(0), np.zeros((0, 3)),
+                np.zeros((0, 2))), []
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(7)), names
 
 
 #: a junction is bent towards the other beam's node, for the choice of one view at a
@@ -1609,9 +1762,10 @@ class _NodePoint(NamedTuple):
     anchor: np.ndarray
 
     @classmethod
-    def none(cls, n: int, d: int) -> "_NodePoint":
+    def none(cls, n: int, d: int, width: int | None = None) -> "_NodePoint":
         return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
-                   np.zeros((n, 2)), np.zeros(n), np.zeros(n), np.zeros((n, 2 + d)))
+                   np.zeros((n, 2)), np.zeros(n), np.zeros(n),
+                   np.zeros((n, 2 + d if width is None else width)))
 
 
 def _lift(part, slots, m: int, d: int):

@@ -12,7 +12,9 @@ from fembody.contact.beams import BeamContactBlock
 from fembody.contact.junction import JunctionContactBlock
 from fembody.contact.share import CrossingShareBlock
 
-from .fd import assert_force_and_tangent
+from .fd import assert_force_and_tangent, assert_tangent_with_rotations
+from .fd import pair_tied as _pair_tied
+from .geometries import widen
 
 R = 0.01                                       # both radii [m]
 K = 1e6                                        # penalty [N/m]
@@ -437,7 +439,7 @@ def test_system_adds_the_live_rows_as_the_whole_block(lift):
     n = len(jb)
     x = np.zeros((n, 5, 3))
     x[np.isin(jb.nodes, [nd.id for nd in a.nodes]), 2] = lift
-    x = x.reshape(n, -1)
+    x = widen(x, np.zeros(jb.dofs.shape))
     f, K, _ = jb.forces(x, None, True)
     whole = np.zeros(system.nnz)
     system.add_matrix(whole, jb, K)
@@ -491,14 +493,56 @@ def _ridges(ta: float, tb: float, lift: float = 1e-9, friction: float = 0.0,
     return m, ids, lambda move: dmin(A + move, B)
 
 
+def test_the_screen_of_a_block_reading_rotations_reads_the_translations():
+    """The frictional junction block of two kinked ridges reads its nodes' rotations after
+    the translations; its chord screen (fembody.contact.rows.ChordScreen, fresh, from the
+    gathered coordinates and from the configuration with the gather's indices) gives the
+    same input with the rotations there (0.5 rad, random) as from the translations alone
+    (A moved 3 mm in x and y, pressed 2 mm, each entry moved by 1 mm more at random): the
+    chords' displacements it reads are the
+    same numbers. (On 69a252d the block reads no rotations; with them and the screen's
+    indices counted on the whole row, it read rotation entries as the chords'
+    displacements.)"""
+    import copy
+    m, a_ids, _ = _ridges(math.radians(20), math.radians(-20), friction=0.3)
+    system = m.compile()
+    jb = next(b for b in system.beam_contact_blocks if isinstance(b, JunctionContactBlock))
+    md = jb.X[0].size
+    assert jb.dofs.shape[1] == 2 * md
+    n, k, on_a, x = _a_moved(jb, a_ids, (3e-3, 3e-3, -2e-3))
+    rng = np.random.default_rng(3)
+    x[:, :md] += 1e-3 * rng.normal(size=(n, md))          # (the chords turn)
+    x[:, md:] = 0.5 * rng.normal(size=(n, md))
+    at = np.arange(x.size).reshape(x.shape)
+
+    def read(xx, aa):
+        """The chords' displacements the screen reads, from x and from q by the gather."""
+        out = []
+        for how in ("x", "q"):
+            sc = copy.copy(jb._screen)
+            sc._memo = sc._at = None
+            seen = []
+            sc._masks = lambda dD: seen.append(dD.copy())
+            sc.candidates(jb, xx) if how == "x" else sc.candidates_at(jb, xx.reshape(-1), aa)
+            out.append(seen[0])
+        return out
+
+    wide = read(x, at)
+    narrow = read(np.ascontiguousarray(x[:, :md]), np.arange(n * md).reshape(n, md))
+    assert np.abs(narrow[0]).max() > 1e-3
+    for a, b in zip(wide, narrow):
+        np.testing.assert_array_equal(a, b)
+
+
 def _a_moved(blk, a_ids, move):
     """The rows' count and nodes per row of ``blk``, which of its nodes are A's (``a_ids``),
-    and its gathered displacements with A's nodes moved by ``move`` [m]."""
+    and its gathered displacements with A's nodes moved by ``move`` [m] (the rotations of
+    a block that reads them zero: :func:`geometries.widen`)."""
     n, k = blk.nodes.shape
     on_a = np.isin(blk.nodes, list(a_ids))
     x = np.zeros((n, k, 3))
     x[on_a] = move
-    return n, k, on_a, x.reshape(n, -1)
+    return n, k, on_a, widen(x, np.zeros(blk.dofs.shape))
 
 
 @pytest.mark.parametrize("move", [(0.0, 0.0, -2e-3), (0.7e-3, 1e-3, -2e-3)])
@@ -670,6 +714,19 @@ def test_friction_in_the_concave_side_of_a_kink_is_mu_times_the_one_normal_force
     assert np.abs(e.balance - e.balance[0]).max() < 1e-3 * e.kinetic[0]
 
 
+def _removing_rows(rng):
+    """The geometry of the concave-side rows that remove their farther pair (the second):
+    :func:`_kinked_pairs` at 90 to 45 degrees, each element shifted 3 R across the bisector
+    and 0.2 R along Q1."""
+    X = _kinked_pairs(rng, np.radians([90, 80, 70, 60, 50, 45]))
+    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
+    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
+    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
+    shift += 0.2 * R * (Q1 - P) / 0.2
+    X[:, 1:3] += shift[:, None]
+    return X
+
+
 @pytest.mark.parametrize("slip", [False, True])
 def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     """The concave-side rows of ``test_concave_side_counts_the_nearer_element_pair_once...``
@@ -685,13 +742,7 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     from fembody.contact.friction import History
     from fembody.contact.line import NG
     rng = np.random.default_rng(11)
-    angles = np.radians([90, 80, 70, 60, 50, 45])
-    X = _kinked_pairs(rng, angles)
-    P, Q1, Q2 = X[:, 0], X[:, 3], X[:, 4]
-    bis = (P - Q1) / 0.2 + (P - Q2) / 0.2
-    shift = -2 * 1.5 * R * bis / np.linalg.norm(bis, axis=1)[:, None]
-    shift += 0.2 * R * (Q1 - P) / 0.2
-    X[:, 1:3] += shift[:, None]
+    X = _removing_rows(rng)
     n = len(X)
     mu = np.full(n, 0.3)
     closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
@@ -739,6 +790,75 @@ def test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents(slip):
     assert np.abs(Kt - Kfd).max() / np.abs(Kt).max() < 1e-6
 
 
+@pytest.mark.parametrize("slip", [False, True])
+def test_a_row_takes_back_the_removed_pairs_friction_at_the_surfaces(slip):
+    """The rows of ``test_a_row_takes_back_the_removed_pairs_friction_with_exact_tangents``
+    reading their nodes' rotations (turned by up to some 0.05 rad) with the removed pair's
+    section vectors tied (radii 0.8 R on A, 1.2 R on B; fembody.contact.beams, "At the
+    surfaces"): the friction the row adds, forces and moments, is minus ``b`` times that
+    pair's friction as the element pairs' block computes it at the surfaces from the same
+    anchor (to 1e-12), the section vectors a row ties are the pair block's
+    (``BeamContactBlock._tied``, to 1e-12), and the tangent on translations and rotations
+    matches central differences of the forces, the rotations perturbed by material
+    increments (to 1e-6). (On 69a252d the row takes no pair radii and reads no rotations:
+    TypeError.)"""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.friction import History
+    from fembody.contact.line import NG
+    rng = np.random.default_rng(11)
+    X = _removing_rows(rng)
+    n = len(X)
+    mu = np.full(n, 0.3)
+    closed, pairs = np.tile([True, False], (n, 1)), np.ones((n, 2), int)
+    radii = np.tile([0.8 * R, 1.2 * R], (n, 2, 1))
+    blk = JunctionContactBlock(np.arange(5 * n).reshape(n, 5), np.arange(30 * n).reshape(n, 30),
+                               X, np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                               closed=closed, pairs=pairs, friction=(mu, mu, np.full(n, K)),
+                               pair_radii=radii)
+    assert blk.history0.anchor.shape == (n, 2 * 11 + 1)
+    x = np.concatenate([1e-6 * rng.normal(size=(n, 15)), 0.03 * rng.normal(size=(n, 15))],
+                       axis=1)
+    removed = blk._duplicate(x, False)[5]
+    assert np.all(removed == 1)
+    anchor = np.zeros((n, 11))
+    anchor[:, :2] = blk._params(np.zeros((n, 30)), removed + 1)
+    o = np.cross(np.cross(X[:, 2] - X[:, 1], X[:, 4] - X[:, 0]), rng.normal(size=(n, 3)))
+    anchor[:, 2:5] = (3e-3 if slip else 1e-6) * o / np.linalg.norm(o, axis=1)[:, None]
+    # the element pairs' block on the removed pairs (a0, a1, P, Q2), the same anchors
+    cols = np.concatenate([np.arange(3) + 3 * j for j in (1, 2, 0, 4)])
+    cols = np.concatenate([cols, 15 + cols])
+    pb = BeamContactBlock("crossing", np.zeros((n, 4), int), np.zeros((n, 24), int),
+                          X[:, [1, 2, 0, 4]], np.full(n, 2 * R), np.full(n, K), list(range(n)),
+                          friction=(mu, mu, np.full(n, K)), radii=radii[:, 1])
+    assert pb.surface
+    # section vectors tied at the sections turned by x (stick) or at random (slip)
+    anchor[:, 5:] = (0.8 * R * rng.normal(size=(n, 6)) / 1.7 if slip else
+                     _pair_tied(pb, x[:, cols], anchor[:, :2] - [200.0, 0.0]))
+    h = History(anchor, np.zeros(n, bool), np.zeros(n), np.zeros((n, 30)),
+                np.zeros((n, 30)), np.zeros(n))
+    Ff, _, c, _, N = blk._friction(x, h, False)
+    assert np.all(N > 0.0) and np.all(c.slipping == slip)
+    pa = np.concatenate([anchor[:, :2] - [200.0, 0.0], anchor[:, 2:]], axis=1)
+    hp = History(np.concatenate([pa, np.zeros((n * NG, 11))]), np.zeros(n * (1 + NG), bool),
+                 np.zeros(n * (1 + NG)), np.zeros((n, 24)), np.zeros((n, 24)),
+                 np.zeros(n * (1 + NG)))
+    Fp, _, cp, _, Np, lam = pb._friction(x[:, cols], hp, False, np.arange(n))
+    assert np.all(lam == 0.0) and np.all(Np[:n] > 0.0)
+    assert np.abs(Fp[:, 12:]).max() > 1e-3 * np.abs(Fp[:, :12]).max()   # (moments)
+    b = blk._blend(x, np.arange(n), False)[0]
+    np.testing.assert_allclose(Ff[:, cols] + b[:, None] * Fp, 0.0,
+                               atol=1e-12 * np.abs(Fp).max())
+    assert not np.delete(Ff, cols, axis=1).any()
+    # the ties at the pair's current closest points
+    params = blk._params(x, removed + 1)
+    np.testing.assert_allclose(blk._ties(x, params),
+                               _pair_tied(pb, x[:, cols], params - [200.0, 0.0]),
+                               atol=1e-12 * R)
+    f, Kt, _ = blk.forces(x, None, True, h)
+    assert np.abs(Kt[:, :, 15:]).max() > 0.0
+    assert_tangent_with_rotations(lambda y: blk.forces(y, None, False, h)[0], x, Kt, 15)
+
+
 @pytest.mark.parametrize("move", [(2e-3, 3e-3, -2e-3), (3e-3, -2e-3, -2e-3),
                                   (1e-3, 4e-3, -2e-3)])
 def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_removes(move):
@@ -764,14 +884,14 @@ def test_a_crossing_of_two_bends_takes_back_the_friction_of_every_pair_it_remove
     pair_fr, back = None, np.zeros(3)
     for blk in system.beam_contact_blocks:
         n, k, on_a, x = _a_moved(blk, a_ids, move)
-        f = blk.forces(x, None, False)[0]
+        f = blk.forces(x, None, False)[0][:, :k * 3]        # (the moments after)
         total += f.reshape(n, k, 3)[on_a].sum(axis=0)
         if not isinstance(blk, (BeamContactBlock, JunctionContactBlock)):
             # (the free-end rows: the beams' ends are far from the crossing)
             assert not f.any(), type(blk).__name__
             continue
         if blk.frictional:
-            ff = blk._friction(x, None, False)[0]
+            ff = blk._friction(x, None, False)[0][:, :k * 3]
             fa = ff.reshape(n, k, 3) * on_a[:, :, None]
             friction += fa.sum(axis=(0, 1))
             if isinstance(blk, BeamContactBlock):
@@ -948,7 +1068,7 @@ def test_a_four_pair_crossing_is_continuous_where_its_second_minimum_leaves(dept
     distance from A's node, where the pair is its own minimum (fembody.contact.junction,
     "One view per crossing"); without that last condition the row faded a pair the share
     rows take back whole, 3.3e-5 J off the sampled minimum past the node."""
-    from .fd import assert_force_and_tangent
+    from .fd import assert_force_and_tangent, assert_tangent_with_rotations, pair_tied as _pair_tied
     from .test_share_apart import _minima_along
     m, a_ids, _ = _ridges(math.radians(20), math.radians(-20))
     system = m.compile()
@@ -1136,10 +1256,11 @@ def _bent_disp(a_ids, bend, move):
 
 def _gathered(blk, disp):
     """The gathered displacements of block ``blk`` with the nodes' ``disp`` (node id ->
-    displacement [m], zero elsewhere)."""
+    displacement [m], zero elsewhere; a block that reads its nodes' rotations too: those
+    zero, :func:`geometries.widen`)."""
     ids = getattr(blk, "slots", blk.nodes)
     dd = np.array([[disp.get(int(i), np.zeros(3)) for i in row] for row in ids])
-    return dd.reshape(len(ids), -1)
+    return widen(dd, np.zeros(blk.dofs.shape))
 
 
 def _bent_a(system, a_ids, P, bend, move):

@@ -191,12 +191,13 @@ def test_the_notch_rows_friction_follows_their_normal_forces(y):
         assert lo[1] == pytest.approx(whole[0], rel=1e-9) and 0.0 < lo[0] < whole[1]
     f, Kt, _ = blk.forces(x, None, True, h)
     Kfd = np.zeros_like(Kt)
-    for j in range(k * 3):
-        e = np.zeros(k * 3)
+    for j in range(k * 3):          # (the translations: the rotations after them)
+        e = np.zeros(x.shape[1])
         e[j] = 1e-9
         Kfd[:, :, j] = (blk.forces(x + e, None, False, h)[0]
                         - blk.forces(x - e, None, False, h)[0]) / 2e-9
-    assert np.abs(Kt - Kfd).max() < 1e-6 * np.abs(Kt).max()
+    Kt = Kt[:, :, :k * 3]
+    assert np.abs(Kt - Kfd[:, :, :k * 3]).max() < 1e-6 * np.abs(Kt).max()
 
 
 def test_the_apex_leaving_its_wedge_sideways_in_a_notch_is_continuous():

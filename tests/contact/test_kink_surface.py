@@ -9,7 +9,9 @@ friction where the surface points slip and the axes' points do not: a beam lying
 kinked rod moved across both axes, or a crossing beam twisted about its own axis. These are
 slip-33's straight cases with the rod kinked at a node of the touching element, far enough
 from the contact that no junction or share row is live there: the element pairs alone carry
-the contact, so the references are slip-33's.
+the contact, so the references are slip-33's. (junc3-33: the junction and share rows take
+back a pair's friction at the surfaces too, and the stopgap is gone: the pairs at a kink
+measure at the surfaces as the others do.)
 """
 import numpy as np
 import pytest
@@ -120,8 +122,6 @@ def test_the_kinked_rods_pairs_are_at_kinks():
                 assert not np.abs(b.forces(sys.pose(b, q), None, False)[0]).any()
 
 
-@pytest.mark.xfail(strict=True, reason="junc2-33: a pair at a kink measures on the axes "
-                   "(the stopgap beams._kink_nodes)")
 def test_a_crossing_beam_twisted_over_a_kinked_rod_is_held_by_friction():
     """test_surface_slip's twist over the kinked rod: A pressed by DELTA on B and turned
     rigidly about its axis (+x) by phi; the tied surface point's slip is ``R sin phi``
@@ -142,8 +142,6 @@ def test_a_crossing_beam_moved_along_a_kinked_rod_is_held_by_friction():
     assert abs((F[1] / -F[2]) / (KT * DY / (K * DELTA)) - 1.0) < 1e-9, F
 
 
-@pytest.mark.xfail(strict=True, reason="junc2-33: a pair at a kink measures on the axes "
-                   "(the stopgap beams._kink_nodes)")
 def test_a_beam_lying_on_a_kinked_rod_moved_across_the_axes_is_held_by_friction():
     """test_surface_slip's lying beam over the kinked rod, pressed by DELTA and moved across
     both axes (along y) by DY: every line point sticks and the surface points slip ``DY

@@ -342,6 +342,10 @@ def _sliding_tip(mu=0.3, slip=1e-3):
         a = np.concatenate([z, -slip * d])
         h.anchor[row, :a.size] = a
         h.sliding[row] = False
+    if hs.anchor.shape[1] > 2 * 5 + 1:
+        # (at the surfaces: the share row's section vectors the pair's, tied at the
+        # reference: the anchors are the same point's)
+        hs.anchor[r[0], 5:11] = hp.anchor[i, 5:11]
     return pair, i, xp, hp, shr, r, xs, History(*(a[r] for a in hs))
 
 
@@ -363,7 +367,7 @@ def test_a_yielding_pairs_friction_is_weighted_by_its_share():
     pair, i, xp, hp, shr, r, xs, hs = _sliding_tip(mu)
     assert switch(pair.positions(xp)[[i], :4], False)[0][0] == 0.0
     Fp = pair._friction(xp, hp, False, rows=np.array([i]))[0][0][:12].reshape(4, 3)
-    Fs = shr._take(r)._friction(xs[r], hs, False)[0][0].reshape(8, 3)
+    Fs = shr._take(r)._friction(xs[r], hs, False)[0][0][:24].reshape(8, 3)    # (moments after)
     T_pair, T = Fp[:2].sum(axis=0), Fp[:2].sum(axis=0) + Fs[:2].sum(axis=0)
     N = pair.resultants(xp)[i, 0] + shr.resultants(xs)[r[0], 0]
     w = shr._take(r).share(shr.positions(xs)[r], tangent=False)[0][0]
@@ -731,3 +735,53 @@ def test_the_junction_weight_is_the_same_from_either_pair():
             Hfd[0, :, j] = (gp[0] - gm[0]) / (2 * h)
         assert np.abs(G - Gfd).max() < 1e-6 * np.abs(G).max()
         assert np.abs(H - Hfd).max() < 1e-6 * np.abs(H).max()
+
+
+@pytest.mark.parametrize("slip", [1e-3, 0.0])
+def test_share_takes_back_the_pairs_friction_at_the_surfaces(slip):
+    """The share row of :func:`_sliding_tip` reads the pair's four nodes' rotations (turned
+    by some 0.03 rad at random) and ties the pair's section vectors (radii 0.8 R on A, 1.2
+    R on B; fembody.contact.beams, "At the surfaces"), anchored ``slip`` back along A (1
+    mm: slides; 0: sticks, the section vectors tied where the sections are): the friction
+    it takes back, forces and moments, is minus ``(1 - w) (1 - lam)`` times the pair's
+    point friction as the element pairs' block computes it at the surfaces from the same
+    anchor (to 1e-12), its ties are the pair block's (``BeamContactBlock._tied``, to 1e-12
+    R), and its tangent on translations and rotations matches central differences of its
+    forces, the rotations perturbed by material increments (1e-6). (On 69a252d the share
+    block reads no rotations: its DOFs are the eight nodes' translations.)"""
+    from fembody.contact.beams import BeamContactBlock
+    from fembody.contact.friction import History
+    from fembody.contact.line import NG
+    from .fd import assert_tangent_with_rotations, pair_tied as _pair_tied
+    mu = 0.3
+    pair, i, xp, hp, shr, r, xs, hs = _sliding_tip(mu, slip)
+    sub = shr._take(r)
+    assert sub.dofs.shape[1] == 36 and sub.surface
+    radii = np.array([[0.8 * R, 1.2 * R]])
+    sub.pair_radii = radii
+    x = xs[r].copy()
+    x[:, 24:] = 0.03 * np.random.default_rng(5).normal(size=(1, 12))
+    pc = np.r_[np.arange(12), 24 + np.arange(12)]
+    pb = BeamContactBlock("crossing", np.zeros((1, 4), int), np.zeros((1, 24), int),
+                          sub.X[:, :4], sub.radius, sub.k, ["pair"],
+                          friction=(np.array([mu]), np.array([mu]), sub.kt), radii=radii)
+    assert pb.surface
+    z = hs.anchor[:, :2]
+    h = hs.copy()
+    h.anchor[:, 5:11] = (_pair_tied(pb, x[:, pc], z) if slip == 0.0 else
+                         0.8 * R * np.random.default_rng(6).normal(size=(1, 6)) / 1.7)
+    ha = np.zeros((1 + NG, 11))
+    ha[0] = h.anchor[0, :11]
+    hpb = History(ha, np.zeros(1 + NG, bool), np.zeros(1 + NG), np.zeros((1, 24)),
+                  np.zeros((1, 24)), np.zeros(1 + NG))
+    Fp, _, cp, _, Np, lam = pb._friction(x[:, pc], hpb, False, np.arange(1))
+    assert lam[0] == 0.0 and Np[0] > 0.0 and bool(cp.slipping[0]) == (slip > 0.0)
+    assert np.abs(Fp[:, 12:]).max() > 1e-3 * np.abs(Fp[:, :12]).max()   # (moments)
+    Fs, _, c, a, N, two = sub._frictions(x, h, False)
+    assert not two.N.any()
+    np.testing.assert_allclose(Fs[:, pc] + a[:, None] * Fp, 0.0, atol=1e-12 * np.abs(Fp).max())
+    assert not np.delete(Fs, pc, axis=1).any()
+    np.testing.assert_allclose(sub._ties(x, z), _pair_tied(pb, x[:, pc], z), atol=1e-12 * R)
+    f, _, Kt = sub.live_forces(x, True, h)
+    assert Kt.shape == (1, 36, 36) and np.abs(Kt[:, :, 24:]).max() > 0.0
+    assert_tangent_with_rotations(lambda y: sub.live_forces(y, False, h)[0], x, Kt, 24)
