@@ -557,7 +557,7 @@ class ContactState:
             side = self.side_of(b)
             # (only a block whose advance reads the history on its live rows alone)
             idle = getattr(b, "idle_at", None) if getattr(b, "advance_screened", False) else None
-            at = system.gather_index(b) if idle is not None and side is None else None
+            at = system.screen_index(b) if idle is not None and side is None else None
             if at is not None:
                 deferred = hist.open_slip(slot) is not None
                 base = hist.base(slot)

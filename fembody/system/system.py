@@ -117,6 +117,7 @@ class System:
         self._memo = Memo()
         self._n_compiled_joint_blocks = len(self.joint_blocks)
         self._gather_at = self._gather_indices()
+        self._screen_at = self._screen_indices()
         self._freeze()
 
     # ------------------------------------------------------------ immutability
@@ -511,8 +512,8 @@ class System:
                 # a block of rows screened from q itself (chord angles: junction and share
                 # rows along a bundle): where its screen proves every row idle it adds
                 # exact zeros, so nothing is gathered, evaluated or scattered
-                at = self._gather_at.get(id(b))
-                if at is not None and at[0] is b and idle(q, at[1]):
+                at = self.screen_index(b)
+                if at is not None and idle(q, at):
                     continue
             x = self.pose(b, q)
             ve = v[b.dofs] if (v is not None and b.Dd is not None) else None
@@ -794,6 +795,48 @@ class System:
         rotation DOFs) or not of this System. Read-only (the System's own array)."""
         at = self._gather_at.get(id(block))
         return at[1] if at is not None and at[0] is block else None
+
+    def screen_index(self, block) -> np.ndarray | None:
+        """The index array ``(n, k)`` into ``q`` of ``block``'s gathered displacements (the
+        translations' columns, which its ``idle_at`` screen reads): :meth:`gather_index`
+        where the block has one; for a screened block that also reads its nodes' rotations
+        after the displacements (friction measured at the surfaces), the displacements'
+        columns alone; else None. Read-only (the System's own array)."""
+        at = self.gather_index(block)
+        if at is not None:
+            return at
+        at = self._screen_at.get(id(block))
+        return at[1] if at is not None and at[0] is block else None
+
+    def _screen_indices(self) -> dict:
+        """Per screened block (``idle_at``) without a :meth:`gather_index` whose DOFs are its
+        nodes' displacements ``(n, m d)`` followed by rotations, by ``id``: (the block, the
+        displacements' index array ``(n, m d)`` into ``q``): a junction or share block at
+        the surfaces is screened from q as it was on the axes (its screen reads the
+        displacements alone), not gathered whole at every evaluation to be found idle."""
+        out = {}
+        probe = np.arange(len(self.q0), dtype=float)
+        for b in self.blocks:
+            dofs, X = getattr(b, "dofs", None), getattr(b, "X", None)
+            if (id(b) in self._gather_at or getattr(b, "idle_at", None) is None
+                    or getattr(b, "spatial", False) or not isinstance(dofs, np.ndarray)
+                    or dofs.ndim != 2 or dofs.dtype.kind not in "iu"
+                    or not isinstance(X, np.ndarray) or X.ndim != 3 or len(X) != len(dofs)):
+                continue
+            md = X[0].size
+            if dofs.shape[1] <= md:
+                continue
+            tr = np.ascontiguousarray(dofs[:, :md])
+            if self.space.rotation[tr].any() or not self.space.rotation[dofs[:, md:]].all():
+                continue
+            at = self.gather(probe, tr)
+            idx = at.astype(np.int64)
+            if not (np.array_equal(idx, at) and
+                    np.array_equal(self.gather(self.q0, tr), self.q0[idx])):
+                continue
+            idx.flags.writeable = False
+            out[id(b)] = (b, idx)
+        return out
 
     def _gather_indices(self) -> dict:
         """Per block whose gathered coordinates are entries of ``q`` as they stand (no

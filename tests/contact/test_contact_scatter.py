@@ -162,7 +162,7 @@ def test_a_bundle_skips_its_idle_screened_blocks_and_equals_the_reference(mu):
                 if isinstance(b, (CrossingShareBlock, JunctionContactBlock))]
     assert len(screened) == 2
     for b in screened:
-        at = sys.gather_index(b)
+        at = sys.screen_index(b)
         assert at is not None and b.idle_at(q, at)
         assert not b.live(sys.pose(b, q)).size
     pair = next(b for b in sys.beam_contact_blocks if isinstance(b, BeamContactBlock))
@@ -173,5 +173,5 @@ def test_a_bundle_skips_its_idle_screened_blocks_and_equals_the_reference(mu):
     moves[nd] = moves[nd] + np.array([0.0, 0.02, 0.0])
     q = _configuration(sys, moves)
     junction = next(b for b in screened if isinstance(b, JunctionContactBlock))
-    assert not junction.idle_at(q, sys.gather_index(junction))
+    assert not junction.idle_at(q, sys.screen_index(junction))
     _assert_equal_to_the_reference(sys, q)

@@ -61,7 +61,7 @@ def test_idle_junction_update_is_deferred_and_equals_the_full_update():
         if abs(nd.z - 4.0 * R) < 1e-12:
             dq[sys0.free_index[sys0.node_dofs[nd.id, 2]]] = 1e-2 * np.sin(np.pi * nd.x / 0.3)
     bent = sys0.update(qs[-1], dq)
-    gather = sys0.gather_index(jb)
+    gather = sys0.screen_index(jb)
     assert gather is not None
     assert not jb.idle_at(bent, gather)
     deferred = ends_deferred = 0

@@ -101,11 +101,21 @@ def _whole_array_share(b: CrossingShareBlock, x, history):
         Fp, _, c, a, N = sub._friction(x[press], hp, False)
         F[press], T[press], on[press] = Fp, c.f, N > 0.0
         slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
-    fresh = np.column_stack([z, -T / b.kt[:, None]])
+    # (friction at the surfaces, junc3-33: each anchor also holds the pair's two section
+    # vectors, tied where a row presses; a sticking row's, if opened at the last step and
+    # not yet tied, tied at its closest points there)
+    tw = b._tied_width
+    fresh = np.column_stack([z, -T / b.kt[:, None], np.zeros((n, tw))])
+    if tw and press.size:
+        fresh[press, 2 + d:] = b._ties(x[press], z[press], press)
     keep = on & ~slipping
     # (no kink node's point in this model: the second anchor none and open,
     # fembody.contact.friction.anchor_layout)
-    first = np.where(keep[:, None], anchor_layout(history.anchor, d)[0], fresh)
+    first = anchor_layout(history.anchor, d, tw)[0].copy()
+    stick = np.flatnonzero(keep)
+    if tw and stick.size:
+        first[stick] = b._take(stick)._resolved(first[stick], history.x[stick])
+    first = np.where(keep[:, None], first, fresh)
     anchor = anchor_pack(first, np.zeros_like(first), np.ones(n, dtype=bool))
     work = history.work(F, x, press)
     new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
@@ -115,11 +125,13 @@ def _whole_array_share(b: CrossingShareBlock, x, history):
 
 def _crossing() -> fb.Model:
     """A beam lying across a clamped one at 30 degrees (6 elements each, 1000 g), pushed
-    along x at both ends by a force growing with time (1e4 N/s each): the share rows slip
+    along x at both ends by a force growing with time (2e4 N/s each): the share rows slip
     as the crossing closes (mu 0.3), then stick; the pairs next to the lower beam's inner
     nodes are share rows. (3e4 N/s until the pairs' friction was measured at the
     surfaces, issue 33: B now rolls on A where the axes' friction held it, and at 3e4 N/s
-    the share rows slip at every step.)"""
+    the share rows slip at every step; 1e4 N/s after slip-33, until the share rows took
+    back the pairs' friction at the surfaces too (junc3-33): then no share row slipped
+    while pressed over the three steps at 1e4 or 1.5e4, none stuck at 3e4.)"""
     steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81e2))
     a = m.add_beam((0.0, 0.0, 0.0), (0.3, 0.0, 0.0), n=6, material=steel, section=sec,
@@ -131,7 +143,7 @@ def _crossing() -> fb.Model:
                    orientation=(0, 0, 1))
     for end in (b.first, b.last):
         m.fix(end, "y", "rx", "ry", "rz")
-        m.add_force(end, lambda t: (1e4 * t, 0.0, 0.0))
+        m.add_force(end, lambda t: (2e4 * t, 0.0, 0.0))
     m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=0.3, margin=0.02,
                        max_penetration=float("inf"))
     return m
