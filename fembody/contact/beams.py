@@ -736,11 +736,33 @@ class BeamContactBlock(ContactRows):
         with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
         and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
         that touch."""
+        if self.kind != "crossing" or len(params) != len(self) * (1 + NG):
+            return self._tied_points(x, params)
+        # (a spatial pair's point, then its NG line points: each pair's positions and
+        # rotations broadcast over its points, not gathered per point; the same numbers)
+        n = len(self)
+        pos, R = self.positions(x), self._rotations(x)
+        ca = self._anchor_coefficients(params)
+        out = np.empty((len(params), 6))
+        for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, self.radii),
+                                    (slice(n, None), (n, NG), pos[:, None], R[:, None],
+                                     self.radii[:, None])):
+            c = ca[sl].reshape(shape + (4,))
+            dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
+                   + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
+            nrm = _unit_or_z(dv)
+            prm = params[sl].reshape(shape + (2,))
+            out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
+                              -r[..., 0, None] * nrm).reshape(-1, 3)
+            out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
+                              r[..., 1, None] * nrm).reshape(-1, 3)
+        return out
+
+    def _tied_points(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """:meth:`_tied` gathering each point's pair (any layout of ``params``)."""
         pos = self.positions(x)[self._pair_of]
         dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
-        nn = np.linalg.norm(dv, axis=1)
-        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
-                       np.array([0.0, 0.0, 1.0]))
+        nrm = _unit_or_z(dv)
         R = self._rotations(x)[self._pair_of]
         rA, rB = self.radii[self._pair_of].T
         return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
@@ -1109,6 +1131,13 @@ def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     the sum of their two forces (as a sum over them)."""
     m = F.shape[1] // d
     return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
+
+
+def _unit_or_z(dv: np.ndarray) -> np.ndarray:
+    """The unit vectors along ``dv (..., 3)``; ``e_z`` where ``dv`` is zero."""
+    nn = np.linalg.norm(dv, axis=-1)
+    return np.where(nn[..., None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[..., None],
+                    np.array([0.0, 0.0, 1.0]))
 
 
 def _kink_nodes(around: dict, pos: dict) -> set:
