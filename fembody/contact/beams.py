@@ -560,7 +560,7 @@ class BeamContactBlock(ContactRows):
                                       _NO_VALUES,
                                       _NO_VALUES, _NO_VALUES, False, False, True, 0.0,
                                       _NO_ROT)
-        return out[0], out[-1]
+        return out[0], out[6]
 
     # ------------------------------------------------------------------------- friction
     def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:
@@ -722,14 +722,57 @@ class BeamContactBlock(ContactRows):
                                              out[5][:, 0],
                                              np.asarray(out[2], dtype=np.int64))], axis=1)
         if tangent:
-            rows = np.asarray(out[2], dtype=np.int64)
-            md = K.shape[1]
-            if not rows.size:
-                return f, np.zeros((0, 2 * md, 2 * md))
-            Kr = self._friction_of(x, h, True, rows=rows, side=side)[1]
-            Kr[:, :md, :md] = K
-            K = Kr
+            K = self._rotation_tangent(x, h, out)
         return f, K
+
+    def _rotation_tangent(self, x: np.ndarray, h: History, out) -> np.ndarray:
+        """The stiffness ``(t, 2 m d, 2 m d)`` of the ``t`` pairs that touch (the compiled
+        pass's ``out``, asked with ``tangent`` and the points' states) on the translations
+        and the rotations: the pass's block on the translations, and the rotations' rows and
+        columns from its per-point derivatives of the friction force ``T`` (``dT/dX``,
+        ``dT/dw``: :func:`fembody.contact._kernels.crossing_forces`' ``dT``) and the
+        sections' ``dw/dTheta = [G_A, -G_B]`` (:meth:`_carried`): ``G^T dT/dX``, ``c_a (dT/dw
+        G)``, ``G^T dT/dw G`` and the moments' own derivative at fixed ``T``, blended as the
+        forces are. Their numpy reference, the array form (tests/contact/reference.py's
+        ``rotation_tangent``), recomputes the points' closest points, distances and return
+        mapping."""
+        K, rows, state, lam, dT, glam = out[1], out[2], out[4], out[5][:, 0], out[7], out[8]
+        md = K.shape[1]
+        t, d = len(rows), self.dim
+        Kt = np.zeros((t, 2 * md, 2 * md))
+        Kt[:, :md, :md] = K
+        if not t:
+            return Kt
+        rows = np.asarray(rows, dtype=np.int64)
+        pr = self._point_rows(rows)
+        anchor = h.anchor[pr]
+        local = np.concatenate([np.arange(t), np.repeat(np.arange(t), NG)])
+        R = self._rotations(x)[rows]
+        _, GA, _, GB = self._carried(R, anchor, local)
+        G = np.concatenate([GA, -GB], axis=2)                       # dw/dTheta (p, d, 12)
+        dTp = np.concatenate([dT[:, 0], dT[:, 1:].reshape(t * NG, d, md + d)])
+        TX, TW = dTp[:, :, :md], dTp[:, :, md:]
+        Gt = np.swapaxes(G, 1, 2)
+        ca = self._anchor_coefficients(anchor[:, :2])
+        Tg = TW @ G                                                 # dT/dTheta (p, d, 12)
+        fp = state[pr, 5:5 + d]
+        Kp = np.zeros((len(pr), 2 * md, 2 * md))
+        Kp[:, md:, :md] = Gt @ TX
+        Kp[:, :md, md:] = (ca[:, :, None, None] * Tg[:, None]).reshape(len(pr), md, md)
+        Kp[:, md:, md:] = Gt @ Tg
+        Kp[:, md:md + 6, md:md + 6] += carried_moment_tangent(
+            R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
+        Kp[:, md + 6:, md + 6:] -= carried_moment_tangent(
+            R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
+        Mp = (fp[:, None, :] @ G)[:, 0]                             # the points' moments
+        lr = lam[rows]
+        Kr = (lr[:, None, None] * Kp[t:].reshape(t, NG, 2 * md, 2 * md).sum(axis=1)
+              + (1.0 - lr)[:, None, None] * Kp[:t])
+        dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
+        Kr[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
+        Kt[:, md:, :] = Kr[:, md:, :]
+        Kt[:, :md, md:] = Kr[:, :md, md:]
+        return Kt
 
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
         """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
