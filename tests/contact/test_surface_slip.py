@@ -387,6 +387,28 @@ def test_a_pair_reads_its_own_gathered_rotations():
         np.testing.assert_array_equal(blk._rotations(y), _exp(y[:, 12:].reshape(n, 4, 3)))
 
 
+def _turned_lying(seed: int, scale0: float, dy: float, scale: float):
+    """The lying beam's crossing block (line contact), A shifted along the axes by 3.7 mm and
+    pressed by DELTA, every node's section turned at random (uniform in +-``scale0`` [rad]
+    per component, ``seed``) and anchored there (an open history), then moved across by
+    ``dy`` [m] and turned at random again (+-``scale``): the block, the history and the
+    gathered coordinates with rotation vectors."""
+    m, _, _ = _lying(0.0)
+    blk = _block(m.compile())
+    onA = np.isclose(blk.X[:, :, 2], 2 * R)
+    n = len(blk.X)
+    rng = np.random.default_rng(seed)
+
+    def state(y, s):
+        x = np.zeros(blk.X.shape)
+        x[onA] = (3.7e-3, y, -DELTA)
+        turn = rng.uniform(-s, s, (blk.nodes.max() + 1, 3))
+        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
+
+    h = blk._open_history(state(0.0, scale0))
+    return blk, h, state(dy, scale)
+
+
 def test_the_pass_makes_the_surface_offsets_of_the_array_form():
     """The compiled pass given the pairs' rotations (``crossing_forces``' ``rot``: it makes
     the offsets ``o - v_A + v_B`` of the touching pairs' points itself) against the pass
@@ -399,20 +421,7 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
 
     from .reference import surface_offsets
 
-    m, _, _ = _lying(0.0)
-    blk = _block(m.compile())
-    onA = np.isclose(blk.X[:, :, 2], 2 * R)
-    n = len(blk.X)
-    rng = np.random.default_rng(7)
-
-    def state(y, scale):
-        x = np.zeros(blk.X.shape)
-        x[onA] = (3.7e-3, y, -DELTA)
-        turn = rng.uniform(-scale, scale, (blk.nodes.max() + 1, 3))
-        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
-
-    h = blk._open_history(state(0.0, 2e-3))
-    x = state(1e-4, 4e-3)
+    blk, h, x = _turned_lying(7, 2e-3, 1e-4, 4e-3)
     pos = np.ascontiguousarray(blk.positions(x))
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True)
     rest = (np.array(h.sliding, dtype=np.int64), blk.mu_s, blk.mu_k, blk.kt, True, True, False,
@@ -439,20 +448,7 @@ def test_the_compiled_rotation_tangent_is_the_array_forms(dy, scale):
     block has no ``_rotation_tangent``: its rotations' block was the array form itself.)"""
     from .reference import rotation_tangent
 
-    m, _, _ = _lying(0.0)
-    blk = _block(m.compile())
-    onA = np.isclose(blk.X[:, :, 2], 2 * R)
-    n = len(blk.X)
-    rng = np.random.default_rng(11)
-
-    def state(y, s):
-        x = np.zeros(blk.X.shape)
-        x[onA] = (3.7e-3, y, -DELTA)
-        turn = rng.uniform(-s, s, (blk.nodes.max() + 1, 3))
-        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
-
-    h = blk._open_history(state(0.0, 0.5 * scale))
-    x = state(dy, scale)
+    blk, h, x = _turned_lying(11, 0.5 * scale, dy, scale)
     _, rows, K = blk.live_forces(x, True, h)
     np.testing.assert_array_equal(K, blk._rotation_tangent(x, h, blk._kernel(x, h, True, True)))
     _, _, c, _, N, lam = blk._friction(x, h, False)
