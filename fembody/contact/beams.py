@@ -327,9 +327,9 @@ class BeamContactBlock(ContactRows):
     and a rigid motion of a pair changes no slip. How it is evaluated: ``v = M a`` depends
     on the rotations alone, so the compiled pass runs on the offset ``o - v_A + v_B``: its
     forces and stiffness on the translations are exact as before; the moments come from its
-    points' forces, and the stiffness's rotation rows and columns from the array evaluation
-    (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
-    ends, so there alone those rows are approximate). A planar pair's friction (its A side
+    points' forces, and the stiffness's rotation rows and columns from the pass's per-point
+    derivatives of the friction force (``dT/dX``, ``dT/dw``: :meth:`_rotation_tangent`; at
+    its own points, clipped at B's free ends where the penalty's are). A planar pair's friction (its A side
     a node) and the junction, share and end rows still tie the axes' points; so that the
     junction and share rows take back exactly the friction a pair adds, a pair with a node
     at a kink of the reference configuration (or a branch) ties zero section vectors
@@ -711,8 +711,8 @@ class BeamContactBlock(ContactRows):
     def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
         """The compiled pass's ``out`` (asked with the points' states) completed with the
         rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
-        translations' block is the pass's and whose rotations' rows and columns are the
-        array evaluation's (:meth:`_friction` on those pairs). ``x (n, m d)`` (the
+        translations' block is the pass's and whose rotations' rows and columns are
+        :meth:`_rotation_tangent`'s. ``x (n, m d)`` (the
         displacements alone): the pass's forces and stiffness on the translations."""
         f, K = out[0], out[1]
         if x.shape[1] == f.shape[1]:
