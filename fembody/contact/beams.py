@@ -752,26 +752,31 @@ class BeamContactBlock(ContactRows):
         G = np.concatenate([GA, -GB], axis=2)                       # dw/dTheta (p, d, 12)
         dTp = np.concatenate([dT[:, 0], dT[:, 1:].reshape(t * NG, d, md + d)])
         TX, TW = dTp[:, :, :md], dTp[:, :, md:]
-        Gt = np.swapaxes(G, 1, 2)
         ca = self._anchor_coefficients(anchor[:, :2])
         Tg = TW @ G                                                 # dT/dTheta (p, d, 12)
         fp = state[pr, 5:5 + d]
-        Kp = np.zeros((len(pr), 2 * md, 2 * md))
-        Kp[:, md:, :md] = Gt @ TX
-        Kp[:, :md, md:] = (ca[:, :, None, None] * Tg[:, None]).reshape(len(pr), md, md)
-        Kp[:, md:, md:] = Gt @ Tg
-        Kp[:, md:md + 6, md:md + 6] += carried_moment_tangent(
-            R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
-        Kp[:, md + 6:, md + 6:] -= carried_moment_tangent(
-            R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
-        Mp = (fp[:, None, :] @ G)[:, 0]                             # the points' moments
+        # each point weighted as the blend weighs its part, then summed per pair, block by
+        # block (the translations' block is the pass's)
         lr = lam[rows]
-        Kr = (lr[:, None, None] * Kp[t:].reshape(t, NG, 2 * md, 2 * md).sum(axis=1)
-              + (1.0 - lr)[:, None, None] * Kp[:t])
+        wt = np.concatenate([1.0 - lr, np.repeat(lr, NG)])
+        Gw = np.swapaxes(G, 1, 2) * wt[:, None, None]
+
+        def per_pair(A: np.ndarray) -> np.ndarray:
+            return A[:t] + A[t:].reshape((t, NG) + A.shape[1:]).sum(axis=1)
+
+        Kt[:, md:, :md] = per_pair(Gw @ TX)
+        Krr = Gw @ Tg
+        Krr[:, :6, :6] += wt[:, None, None] * carried_moment_tangent(
+            R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
+        Krr[:, 6:, 6:] -= wt[:, None, None] * carried_moment_tangent(
+            R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
+        Kt[:, md:, md:] = per_pair(Krr)
+        Kt[:, :md, md:] = per_pair((ca * wt[:, None])[:, :, None, None] * Tg[:, None]).reshape(
+            t, md, md)
+        # the blend's gradient on the parts' moments: (M_line - M_point) glam^T
+        Mp = (fp[:, None, :] @ G)[:, 0]
         dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
-        Kr[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
-        Kt[:, md:, :] = Kr[:, md:, :]
-        Kt[:, :md, md:] = Kr[:, :md, md:]
+        Kt[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
         return Kt
 
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
