@@ -557,6 +557,12 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
         for i in range(d):
             for j in range(md):
                 Ko[a * d + i, j] = ca[a] * Kp[i, j]
+    # dT/dX kept in the scratch for _point_tangent (a compiled reshape of a slice may be a
+    # copy: written entry by entry)
+    ok = o + d * md
+    for i in range(d):
+        for j in range(md):
+            fw[ok + i * md + j] = Kp[i, j]
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], f8[:, :], f8[:, :]))(f8[:, :, :], "
@@ -671,8 +677,50 @@ def _point_anchor(anchor, row, rot, q, surf, arow):  # pragma: no cover - jitted
         arow[2 + i] = (anchor[row, 2 + i] + (-va)) + vb
 
 
+@njit(cache=True)
+def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
+    """The return mapping's derivatives of the friction force ``T`` of the point
+    :func:`_friction_point` just evaluated with ``tangent``, read from its scratch ``fw``
+    and state ``out``: ``TX (d, md + d)`` = (dT/dX, dT/dw), ``w`` the tied points'
+    difference (what a block measuring at the surfaces carries on its sections' rotations:
+    its rotations' tangent is ``dT/dw dw/dTheta``). Zeros where the point is not pressed
+    (``N = 0``, also in the tangent band: the array form's rotation tangent,
+    :meth:`fembody.contact.beams.BeamContactBlock._friction_of`, gives it none).
+    Stick ``dT/dw = k_t P``, slip ``(mu N / |u|) (I - e e^T) P``, ``P = I - n n^T``
+    (:func:`fembody.contact.friction.coulomb`; the scratch's layout is
+    :func:`_friction_point`'s: ``n``, ``w``, ``u``, ``e`` in its first ``4 d`` entries,
+    dT/dX (row-major) from ``4 d + 4 + d md``, written there at its end)."""
+    if not out[0] > 0.0:
+        TX[:, :] = 0.0
+        return
+    o = 4 * d + 4 + d * md
+    for i in range(d):
+        for j in range(md):
+            TX[i, j] = fw[o + i * md + j]
+    nrm = fw[0:d]
+    u = fw[2 * d:3 * d]
+    e = fw[3 * d:4 * d]
+    if out[2] == 0.0:                       # stick
+        for i in range(d):
+            for k in range(d):
+                TX[i, md + k] = kt * ((1.0 if i == k else 0.0) - nrm[i] * nrm[k])
+        return
+    uu = 0.0
+    for i in range(d):
+        uu += u[i] * u[i]
+    un = math.sqrt(uu)
+    fac = out[1] / (un if un > 0.0 else 1.0)
+    for i in range(d):
+        for k in range(d):
+            acc = 0.0
+            for j in range(d):
+                acc += (((1.0 if i == j else 0.0) - e[i] * e[j])
+                        * ((1.0 if j == k else 0.0) - nrm[j] * nrm[k]))
+            TX[i, md + k] = fac * acc
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
-                      "f8[:, :]))("
+                      "f8[:, :], f8[:, :, :, :], f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
                       "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :, :, :])")
@@ -719,7 +767,13 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     (:meth:`~fembody.contact.beams.BeamContactBlock._carried`) and its points read the offset
     ``o - v_A + v_B`` (``v = ((1 - s) R_1 + s R_2) a`` per section,
     :mod:`fembody.contact.sections`), made here for the points of the pairs that touch alone:
-    the forces and tangent on the translations at the surface points.
+    the forces and tangent on the translations at the surface points. With ``tangent`` it
+    also gives, per touching pair (in the order of ``K``), ``dT (t, 1 + NG, d, 4 d + d)``, of
+    its point and its line points the friction force's derivatives (dT/dX, dT/dw) on the
+    nodes and on the tied points' difference w (:func:`_point_tangent`; zeros for a part the
+    switch skips) and ``glam (t, 4 d)`` the line weight's gradient: what the block needs for
+    the rotations' rows and columns of the stiffness without recomputing the points (both
+    ``(0, ...)`` without ``tangent`` or at the axes).
 
     **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
     none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
@@ -798,6 +852,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     HF = np.empty((md, md))                 # and its H with the normal's turn in xi
     surf = rot.shape[0] > 0
     arow = np.empty(anchor.shape[1])        # a point's anchor as _friction_point reads it
+    rt = n if (tangent and surf and frictional) else 0
+    dT = np.empty((rt, 1 + NG, d, md + d))  # (the rotations' tangent's terms, docstring)
+    glams = np.empty((rt, md))
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -1027,12 +1084,18 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         if not frictional:
             continue
         # friction: the pair's point (row q), then its line points (n + q NG + g)
+        if rt:                              # (a part the switch skips: zeros)
+            dT[nt - 1] = 0.0
+            for i in range(md):
+                glams[nt - 1, i] = glam[i]
         if use_p or points:
             _point_anchor(anchor, q, rot, q, surf, arow)
             _friction_point(x, gp, Hp, gp, kp, gpt, arow, sliding[q] != 0, mu_s[q], mu_k[q],
                             kt[q], tangent and use_p, fw, Fpt, Kpt, out, kb, kb * bnd)
             if points:
                 state[q, :] = out
+            if rt and use_p:
+                _point_tangent(fw, out, kt[q], d, md, dT[nt - 1, 0])
         Fln[:] = 0.0
         if tangent:
             Kln[:] = 0.0
@@ -1068,6 +1131,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                                     tangent and use_l, fw, Fo, Ko, out, kgb, kgb * bnd)
                 if points:
                     state[row, :] = out
+                if rt and use_l:
+                    _point_tangent(fw, out, kt[row], d, md, dT[nt - 1, 1 + g_])
                 for i in range(md):
                     Fln[i] += Fo[i]
                 if tangent and use_l:
@@ -1100,7 +1165,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     dF = Fln[i] - Fpt[i]
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
-    return f, K[:nt], touching[:nt], params, state, extra, gaps
+    return f, K[:nt], touching[:nt], params, state, extra, gaps, dT[:nt], glams[:nt]
 
 
 @njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")

@@ -328,9 +328,10 @@ class BeamContactBlock(ContactRows):
     and a rigid motion of a pair changes no slip. How it is evaluated: ``v = M a`` depends
     on the rotations alone, so the compiled pass runs on the offset ``o - v_A + v_B``: its
     forces and stiffness on the translations are exact as before; the moments come from its
-    points' forces, and the stiffness's rotation rows and columns from the array evaluation
-    (:meth:`_friction` on the touching pairs; its line points are not clipped at B's free
-    ends, so there alone those rows are approximate). A frictional planar block does the
+    points' forces, and the stiffness's rotation rows and columns from the pass's per-point
+    derivatives of the friction force (``dT/dX``, ``dT/dw``: :meth:`_rotation_tangent`; at
+    its own points, clipped at B's free ends where the penalty's are). A frictional planar
+    block does the
     same with the node's and the element's sections (tests/contact/test_rows_surface_slip
     .py): its rows' DOFs are the three nodes' translations, then their angles (``dofs (n,
     9)``), the anchor row ``(0, t_a, o, a_A, a_B)`` (8 entries), ``v_A = Q(theta_p) a_A``
@@ -573,7 +574,7 @@ class BeamContactBlock(ContactRows):
                                       _NO_VALUES,
                                       _NO_VALUES, _NO_VALUES, False, False, True, 0.0,
                                       _NO_ROT)
-        return out[0], out[-1]
+        return out[0], out[6]
 
     # ------------------------------------------------------------------------- friction
     def _point_rows(self, rows: np.ndarray | None) -> np.ndarray | slice:
@@ -764,8 +765,8 @@ class BeamContactBlock(ContactRows):
     def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
         """The compiled pass's ``out`` (asked with the points' states) completed with the
         rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
-        translations' block is the pass's and whose rotations' rows and columns are the
-        array evaluation's (:meth:`_friction` on those pairs). ``x (n, m d)`` (the
+        translations' block is the pass's and whose rotations' rows and columns are
+        :meth:`_rotation_tangent`'s. ``x (n, m d)`` (the
         displacements alone): the pass's forces and stiffness on the translations."""
         f, K = out[0], out[1]
         if x.shape[1] == f.shape[1]:
@@ -777,13 +778,7 @@ class BeamContactBlock(ContactRows):
                                              out[5][:, 0],
                                              np.asarray(out[2], dtype=np.int64))], axis=1)
         if tangent:
-            rows = np.asarray(out[2], dtype=np.int64)
-            md = K.shape[1]
-            if not rows.size:
-                return f, np.zeros((0, 2 * md, 2 * md))
-            Kr = self._friction_of(x, h, True, rows=rows, side=side)[1]
-            Kr[:, :md, :md] = K
-            K = Kr
+            K = self._rotation_tangent(x, h, out)
         return f, K
 
     def _with_angles(self, x: np.ndarray, h: History, tangent: bool, f: np.ndarray,
@@ -806,16 +801,92 @@ class BeamContactBlock(ContactRows):
             Kf[rows] = Kr
         return f, Kf
 
+    def _rotation_tangent(self, x: np.ndarray, h: History, out) -> np.ndarray:
+        """The stiffness ``(t, 2 m d, 2 m d)`` of the ``t`` pairs that touch (the compiled
+        pass's ``out``, asked with ``tangent`` and the points' states) on the translations
+        and the rotations: the pass's block on the translations, and the rotations' rows and
+        columns from its per-point derivatives of the friction force ``T`` (``dT/dX``,
+        ``dT/dw``: :func:`fembody.contact._kernels.crossing_forces`' ``dT``) and the
+        sections' ``dw/dTheta = [G_A, -G_B]`` (:meth:`_carried`): ``G^T dT/dX``, ``c_a (dT/dw
+        G)``, ``G^T dT/dw G`` and the moments' own derivative at fixed ``T``, blended as the
+        forces are. Their numpy reference, the array form (tests/contact/reference.py's
+        ``rotation_tangent``), recomputes the points' closest points, distances and return
+        mapping."""
+        K, rows, state, lam, dT, glam = out[1], out[2], out[4], out[5][:, 0], out[7], out[8]
+        md = K.shape[1]
+        t, d = len(rows), self.dim
+        Kt = np.zeros((t, 2 * md, 2 * md))
+        Kt[:, :md, :md] = K
+        if not t:
+            return Kt
+        rows = np.asarray(rows, dtype=np.int64)
+        pr = self._point_rows(rows)
+        anchor = h.anchor[pr]
+        local = np.concatenate([np.arange(t), np.repeat(np.arange(t), NG)])
+        R = self._rotations(x)[rows]
+        _, GA, _, GB = self._carried(R, anchor, local)
+        G = np.concatenate([GA, -GB], axis=2)                       # dw/dTheta (p, d, 12)
+        dTp = np.concatenate([dT[:, 0], dT[:, 1:].reshape(t * NG, d, md + d)])
+        TX, TW = dTp[:, :, :md], dTp[:, :, md:]
+        ca = self._anchor_coefficients(anchor[:, :2])
+        Tg = TW @ G                                                 # dT/dTheta (p, d, 12)
+        fp = state[pr, 5:5 + d]
+        # each point weighted as the blend weighs its part, then summed per pair, block by
+        # block (the translations' block is the pass's)
+        lr = lam[rows]
+        wt = np.concatenate([1.0 - lr, np.repeat(lr, NG)])
+        Gw = np.swapaxes(G, 1, 2) * wt[:, None, None]
+
+        def per_pair(A: np.ndarray) -> np.ndarray:
+            return A[:t] + A[t:].reshape((t, NG) + A.shape[1:]).sum(axis=1)
+
+        Kt[:, md:, :md] = per_pair(Gw @ TX)
+        Krr = Gw @ Tg
+        Krr[:, :6, :6] += wt[:, None, None] * carried_moment_tangent(
+            R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
+        Krr[:, 6:, 6:] -= wt[:, None, None] * carried_moment_tangent(
+            R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
+        Kt[:, md:, md:] = per_pair(Krr)
+        Kt[:, :md, md:] = per_pair((ca * wt[:, None])[:, :, None, None] * Tg[:, None]).reshape(
+            t, md, md)
+        # the blend's gradient on the parts' moments: (M_line - M_point) glam^T
+        Mp = (fp[:, None, :] @ G)[:, 0]
+        dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
+        Kt[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
+        return Kt
+
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
         """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
         with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
         and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
         that touch."""
+        if self.kind != "crossing" or len(params) != len(self) * (1 + NG):
+            return self._tied_points(x, params)
+        # (a spatial pair's point, then its NG line points: each pair's positions and
+        # rotations broadcast over its points, not gathered per point; the same numbers)
+        n = len(self)
+        pos, R = self.positions(x), self._rotations(x)
+        ca = self._anchor_coefficients(params)
+        out = np.empty((len(params), 6))
+        for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, self.radii),
+                                    (slice(n, None), (n, NG), pos[:, None], R[:, None],
+                                     self.radii[:, None])):
+            c = ca[sl].reshape(shape + (4,))
+            dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
+                   + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
+            nrm = _unit_or_z(dv)
+            prm = params[sl].reshape(shape + (2,))
+            out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
+                              -r[..., 0, None] * nrm).reshape(-1, 3)
+            out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
+                              r[..., 1, None] * nrm).reshape(-1, 3)
+        return out
+
+    def _tied_points(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """:meth:`_tied` gathering each point's pair (any layout of ``params``)."""
         pos = self.positions(x)[self._pair_of]
         dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
-        nn = np.linalg.norm(dv, axis=1)
-        nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
-                       np.eye(self.dim)[-1])
+        nrm = _unit_or_z(dv)
         rA, rB = self.radii[self._pair_of].T
         if self.kind == "node":
             th = x[:, 3 * self.dim:]
@@ -1208,6 +1279,14 @@ def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     the sum of their two forces (as a sum over them)."""
     m = F.shape[1] // d
     return F[:, (m - 2) * d:(m - 1) * d] + F[:, (m - 1) * d:]
+
+
+def _unit_or_z(dv: np.ndarray) -> np.ndarray:
+    """The unit vectors along ``dv (..., d)``; the last axis (``e_z``, planar ``e_y``) where
+    ``dv`` is zero."""
+    nn = np.linalg.norm(dv, axis=-1)
+    return np.where(nn[..., None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[..., None],
+                    np.eye(dv.shape[-1])[-1])
 
 
 def _per_pair(op, a: np.ndarray, n: int) -> np.ndarray:

@@ -49,11 +49,12 @@ def _weights(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def section_frame(R: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """The section's frame ``M (n, 3, 3)`` at the chord parameters ``s (n,)`` of elements whose
-    two nodes have the rotations ``R (n, 2, 3, 3)``: ``(1 - s) R_1 + s R_2`` (the module
-    docstring)."""
+    """The section's frame ``M (..., 3, 3)`` at the chord parameters ``s (...)`` of elements
+    whose two nodes have the rotations ``R (..., 2, 3, 3)`` (broadcast against ``s``: an
+    element's rotations ``(k, 1, 2, 3, 3)`` serve its ``(k, g)`` parameters): ``(1 - s) R_1
+    + s R_2`` (the module docstring)."""
     c0, c1 = _weights(s)
-    return c0[:, None, None] * R[:, 0] + c1[:, None, None] * R[:, 1]
+    return c0[..., None, None] * R[..., 0, :, :] + c1[..., None, None] * R[..., 1, :, :]
 
 
 def carried(R: np.ndarray, s: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,25 +85,32 @@ def carried_moment_tangent(R: np.ndarray, s: np.ndarray, a: np.ndarray, T: np.nd
 
 
 def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """The material vectors ``a (n, 3)`` that the sections at ``s (n,)`` carry to the spatial
-    vectors ``v (n, 3)`` [m] now: ``M(s) a = v`` (``R (n, 2, 3, 3)`` the nodes' rotations).
-    ValueError where an element's two nodes are turned by pi against each other (``M``
-    singular: the element does not resolve its section's rotation)."""
+    """The material vectors ``a (..., 3)`` that the sections at ``s (...)`` carry to the
+    spatial vectors ``v (..., 3)`` [m] now: ``M(s) a = v`` (``R (..., 2, 3, 3)`` the nodes'
+    rotations, broadcast against ``s`` as :func:`section_frame` does). ValueError where an
+    element's two nodes are turned by pi against each other (``M`` singular: the element
+    does not resolve its section's rotation)."""
     M = section_frame(R, s)
     # (closed form: the cofactors of the 3 x 3 frames, several times np.linalg's batched
-    # det and solve, which a bundle of beams pays at every tied point of every step)
-    c0 = np.cross(M[:, 1], M[:, 2])             # the adjugate's columns, from M's rows
-    c1 = np.cross(M[:, 2], M[:, 0])
-    c2 = np.cross(M[:, 0], M[:, 1])
-    det = np.einsum("ni,ni->n", M[:, 0], c0)
+    # det and solve, which a bundle of beams pays at every tied point of every step; the
+    # adjugate's columns c_k, the cross products of M's rows, entry by entry: np.cross's
+    # products and differences without its copies)
+    m = [[M[..., i, j] for j in range(3)] for i in range(3)]
+    cols = [[m[(k + 1) % 3][(i + 1) % 3] * m[(k + 2) % 3][(i + 2) % 3]
+             - m[(k + 1) % 3][(i + 2) % 3] * m[(k + 2) % 3][(i + 1) % 3] for i in range(3)]
+            for k in range(3)]
+    det = (m[0][0] * cols[0][0] + m[0][1] * cols[0][1]) + m[0][2] * cols[0][2]
     bad = ~(np.abs(det) > 1e-12)
     if bad.any():
-        raise ValueError(f"sections.tie: the section frame at s = {np.asarray(s)[bad][0]:g} is "
+        raise ValueError(f"sections.tie: the section frame at s = "
+                         f"{np.broadcast_to(s, bad.shape)[bad][0]:g} is "
                          "singular (the element's two nodes are turned by pi against each "
                          "other); refine the mesh so that an element bends by much less")
     # a = M^-1 v = adj(M) v / det, adj(M) = [c0 c1 c2] (columns)
-    a = (c0 * v[:, 0:1] + c1 * v[:, 1:2] + c2 * v[:, 2:3])
-    return a / det[:, None]
+    a = np.empty(np.broadcast_shapes(det.shape + (3,), v.shape))
+    for i in range(3):
+        a[..., i] = (cols[0][i] * v[..., 0] + cols[1][i] * v[..., 1]) + cols[2][i] * v[..., 2]
+    return a / det[..., None]
 
 
 def _planar_rotations(theta: np.ndarray) -> np.ndarray:

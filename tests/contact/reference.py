@@ -494,3 +494,17 @@ def surface_offsets(blk, x: np.ndarray, anchor: np.ndarray) -> np.ndarray:
             v = (1.0 - c)[..., None] * Ra + c[..., None] * Rb
             eff[sl, 2:] += (v if i else -v).reshape(-1, 3)
     return eff
+
+
+
+def rotation_tangent(blk, x: np.ndarray, history, rows: np.ndarray) -> np.ndarray:
+    """The stiffness ``(t, 2 m d, 2 m d)`` of the pairs ``rows`` of a block measuring
+    friction at the surfaces (fembody.contact.beams.BeamContactBlock, ``surface``) as the
+    array form makes it (the block's ``_friction_of`` given ``rows``: the points' closest
+    points, distance Hessians and return mapping recomputed in numpy, ``dw/dX`` and
+    ``dw/dTheta = [G_A, -G_B]`` stacked, ``(dw)^T dT`` and the moments' own term): the
+    reference of the rotations' rows and columns, which the block took from it until the
+    compiled pass gave the per-point derivatives (``crossing_forces``' ``dT``; the
+    translations' block is the pass's). The array form puts the line points at A's Gauss
+    points unclipped: the reference of pairs that no free end of B clips."""
+    return blk._friction_of(x, history, True, rows=rows)[1]

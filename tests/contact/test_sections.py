@@ -33,6 +33,19 @@ def test_equal_node_frames_carry_by_that_rotation_and_tie_inverts():
     assert np.abs(carried(R, s, tie(R, s, v))[0] - v).max() < 1e-12
 
 
+def test_tie_broadcasts_an_elements_rotations_over_its_parameters():
+    """Guard: an element's rotations ``(k, 1, 2, 3, 3)`` tie its ``(k, g)`` parameters as
+    each gathered per parameter does, bit for bit, and invert :func:`carried` (what a beam
+    block's line points read, beams.BeamContactBlock._tied)."""
+    R = _frames(3)
+    s, v = RNG.uniform(size=(3, 4)), RNG.normal(size=(3, 4, 3))
+    a = tie(R[:, None], s, v)
+    flat = tie(np.repeat(R, 4, axis=0), s.ravel(), v.reshape(-1, 3))
+    np.testing.assert_array_equal(a.reshape(-1, 3), flat)
+    assert np.abs(carried(np.repeat(R, 4, axis=0), s.ravel(), flat)[0]
+                  - v.reshape(-1, 3)).max() < 1e-12
+
+
 def test_a_frame_turned_by_pi_within_the_element_is_refused():
     R = np.stack([np.eye(3), exp(np.array([0.0, 0.0, np.pi]))])[None]
     with pytest.raises(ValueError, match="refine the mesh"):

@@ -387,6 +387,28 @@ def test_a_pair_reads_its_own_gathered_rotations():
         np.testing.assert_array_equal(blk._rotations(y), _exp(y[:, 12:].reshape(n, 4, 3)))
 
 
+def _turned_lying(seed: int, scale0: float, dy: float, scale: float):
+    """The lying beam's crossing block (line contact), A shifted along the axes by 3.7 mm and
+    pressed by DELTA, every node's section turned at random (uniform in +-``scale0`` [rad]
+    per component, ``seed``) and anchored there (an open history), then moved across by
+    ``dy`` [m] and turned at random again (+-``scale``): the block, the history and the
+    gathered coordinates with rotation vectors."""
+    m, _, _ = _lying(0.0)
+    blk = _block(m.compile())
+    onA = np.isclose(blk.X[:, :, 2], 2 * R)
+    n = len(blk.X)
+    rng = np.random.default_rng(seed)
+
+    def state(y, s):
+        x = np.zeros(blk.X.shape)
+        x[onA] = (3.7e-3, y, -DELTA)
+        turn = rng.uniform(-s, s, (blk.nodes.max() + 1, 3))
+        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
+
+    h = blk._open_history(state(0.0, scale0))
+    return blk, h, state(dy, scale)
+
+
 def test_the_pass_makes_the_surface_offsets_of_the_array_form():
     """The compiled pass given the pairs' rotations (``crossing_forces``' ``rot``: it makes
     the offsets ``o - v_A + v_B`` of the touching pairs' points itself) against the pass
@@ -399,20 +421,7 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
 
     from .reference import surface_offsets
 
-    m, _, _ = _lying(0.0)
-    blk = _block(m.compile())
-    onA = np.isclose(blk.X[:, :, 2], 2 * R)
-    n = len(blk.X)
-    rng = np.random.default_rng(7)
-
-    def state(y, scale):
-        x = np.zeros(blk.X.shape)
-        x[onA] = (3.7e-3, y, -DELTA)
-        turn = rng.uniform(-scale, scale, (blk.nodes.max() + 1, 3))
-        return np.concatenate([x.reshape(n, -1), turn[blk.nodes].reshape(n, 12)], axis=1)
-
-    h = blk._open_history(state(0.0, 2e-3))
-    x = state(1e-4, 4e-3)
+    blk, h, x = _turned_lying(7, 2e-3, 1e-4, 4e-3)
     pos = np.ascontiguousarray(blk.positions(x))
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True)
     rest = (np.array(h.sliding, dtype=np.int64), blk.mu_s, blk.mu_k, blk.kt, True, True, False,
@@ -423,5 +432,35 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
                           np.zeros((0, 4, 3, 3)))
     assert len(ref[2]) > 0 and np.abs(ref[4][:, 5:]).max() > 0.0
     np.testing.assert_array_equal(new[2], ref[2])
-    for a, b in zip(new, ref):
+    for a, b in zip(new[:7], ref[:7]):     # (the rotations' tangent terms: at the surfaces)
         np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12 * max(np.abs(b).max(), 1e-300))
+
+
+@pytest.mark.parametrize("dy, scale", [(DY, 2e-4), (1e-4, 4e-3)])          # stick, slip
+def test_the_compiled_rotation_tangent_is_the_array_forms(dy, scale):
+    """The rotations' rows and columns of the stiffness, made from the compiled pass's
+    per-point derivatives of the friction force (``crossing_forces``' ``dT``, ``glam``),
+    against the array form's (reference.rotation_tangent: the points recomputed in numpy),
+    on the lying beam (line contact, the switch's blend) with its sections turned at random
+    per node, anchored, then moved across by ``dy`` and turned further, in stick and in slip:
+    equal to 1e-12 of the largest entry on the pairs no free end of B clips (the array form's
+    line points are unclipped); and the block's stiffness is that one. (On 69a252d the
+    block has no ``_rotation_tangent``: its rotations' block was the array form itself.)"""
+    from .reference import rotation_tangent
+
+    blk, h, x = _turned_lying(11, 0.5 * scale, dy, scale)
+    _, rows, K = blk.live_forces(x, True, h)
+    np.testing.assert_array_equal(K, blk._rotation_tangent(x, h, blk._kernel(x, h, True, True)))
+    _, _, c, _, N, lam = blk._friction(x, h, False)
+    assert (c.slipping[N > 0.0]).any() == (dy > DY) and (N > 0.0).any()
+    assert ((lam[rows] > 0.0) & (lam[rows] < 1.0)).any() or (lam[rows] > 0.0).all()
+    ref = rotation_tangent(blk, x, h, rows)
+    keep = ~blk.free[rows].any(axis=1)
+    assert keep.any()
+    md = blk.X[0].size
+    mask = np.ones((2 * md, 2 * md), dtype=bool)
+    mask[:md, :md] = False                      # (the pass's block: test_compiled.py)
+    got, want = K[keep][:, mask], ref[keep][:, mask]
+    assert np.abs(want).max() > 0.0
+    assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), (
+        np.abs(got - want).max(), np.abs(want).max())
