@@ -206,10 +206,17 @@ vectors ``v = Q(theta) a`` carried by each node's angle, ``a`` tied where the an
 (``v_p = -r_p n``, ``v_q = r_q n``, ``n`` the unit ``p - q``: the points that touch; at the
 start at the reference, ``o = 0`` where the two touch), the anchor ``(o, a_p, a_q)``; the
 friction puts the moments ``T . dv_p/dtheta_p`` and ``-T . dv_q/dtheta_q`` on the angles, a
-node turned in place is held and a rolling one is not. A spatial end row ties the end to the element's material point ``x_A(t_a)``
-instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the junction rows keep
-theirs (:mod:`fembody.contact.junction`), the force acting on the element's nodes with the
-coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
+node turned in place is held and a rolling one is not. A spatial node pair of beams with
+rotations does the same in 3D: its DOFs end with ``p``'s and ``q``'s rotation vectors, ``v =
+R a`` carried by each node's rotation (:func:`fembody.contact.sections.carried` at ``s =
+0``), ``a = R^T v`` tied where the anchor is made; the moments ``G^T T`` act on the nodes'
+material rotation increments, their derivative at fixed ``T`` from
+:func:`fembody.contact.sections.carried_moment_tangent`; the point weight (blend, wedge,
+partner) reads the translations alone and reaches the friction through the normal force
+``N`` (the cone). A spatial end-on-element row ties the end to the element's material
+point ``x_A(t_a)`` instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the
+junction rows keep theirs (:mod:`fembody.contact.junction`), the force acting on the
+element's nodes with the coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
 the partner's anchor is its own, open until then: its friction starts afresh, as a junction
 row's does when the element pair it takes back changes.
 """
@@ -225,7 +232,8 @@ from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
-from .sections import carried_planar
+from .sections import carried, carried_moment_tangent, carried_planar
+from ..rotations import exp as _rot_exp
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -370,25 +378,28 @@ class EndContactBlock(ContactRows):
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         self._friction_args = friction
         self.node_radius = None if node_radius is None else np.asarray(node_radius, float)
-        # friction at the sections' surface points: planar rows whose DOFs end with p's and
-        # q's angles (module docstring "Friction")
-        self.surface = (self.frictional and self.node_radius is not None and self.dim == 2
+        # friction at the sections' surface points: rows whose DOFs end with p's and q's
+        # angles (planar) or rotation vectors (spatial) (module docstring "Friction")
+        self.surface = (self.frictional and self.node_radius is not None
                         and self.dofs.shape[1] > self.X[0].size)
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
             # anchored at the reference: the tied points' offset (and the sections' vectors)
-            anchor = self._tie(self.X[:, P], self.X[:, Q], np.zeros((len(self.X), 2)), None)
+            anchor = self._tie(self.X[:, P], self.X[:, Q],
+                               np.zeros((len(self.X), self.dofs.shape[1] - self.X[0].size)),
+                               None)
             self.history0 = History.open(anchor, np.zeros(self.dofs.shape)).frozen()
 
     def _tie(self, p: np.ndarray, q: np.ndarray, theta: np.ndarray | None,
              T: np.ndarray | None) -> np.ndarray:
         """The anchors ``(n, d)`` ``o`` (``(n, 3 d)`` ``(o, a_p, a_q)`` at the surfaces) tying
         the rows where the nodes are at ``p``, ``q (n, d)`` [m] and (at the surfaces) turned by
-        ``theta (n, 2)`` [rad], less the elastic slip of the tangential forces ``T (n, d)``
-        [N] (None: none, the reference): the section vectors that reach the points that
-        touch, ``v_p = -r_p n``, ``v_q = r_q n`` (``n`` the unit ``p - q``; 0 where they
-        meet), ``a = Q(theta)^T v``, and the offset ``o = p + v_p - q - v_q - T / k_t``
-        (zero spring force)."""
+        ``theta`` (planar ``(n, 2)`` angles [rad]; spatial ``(n, 6)`` the two rotation
+        vectors), less the elastic slip of the tangential forces ``T (n, d)`` [N] (None:
+        none, the reference): the section vectors that reach the points that touch, ``v_p =
+        -r_p n``, ``v_q = r_q n`` (``n`` the unit ``p - q``; 0 where they meet), ``a = R^T
+        v`` (``R`` the node's rotation: :func:`fembody.contact.sections.carried` at ``s =
+        0``), and the offset ``o = p + v_p - q - v_q - T / k_t`` (zero spring force)."""
         o = p - q if T is None else p - q - T / self.kt[:, None]
         if not self.surface:
             return o
@@ -396,10 +407,29 @@ class EndContactBlock(ContactRows):
         rho = np.sqrt(np.einsum("ni,ni->n", r, r))
         nv = r / np.where(rho > 0.0, rho, 1.0)[:, None]
         vp, vq = -self.node_radius[:, :1] * nv, self.node_radius[:, 1:] * nv
+        if self.dim == 3:
+            R = _rot_exp(theta.reshape(len(p), 2, 3))
+            return np.concatenate([o + vp - vq, np.einsum("nji,nj->ni", R[:, 0], vp),
+                                   np.einsum("nji,nj->ni", R[:, 1], vq)], axis=1)
         back = lambda th, v: carried_planar(np.column_stack([-th, -th]), np.zeros(len(th)),
                                             v)[0]
         return np.concatenate([o + vp - vq, back(theta[:, 0], vp), back(theta[:, 1], vq)],
                               axis=1)
+
+    def _carried(self, x: np.ndarray, anchor: np.ndarray):
+        """Spatial rows at the surfaces: p's and q's rotations ``(n, 2, 3, 3)`` from the
+        rotation vectors after the displacements in ``x``, and per node the section vector
+        carried from the anchor's ``a`` and its derivative on the node's material rotation
+        increment (:func:`fembody.contact.sections.carried` at ``s = 0``): ``v_p, G_p, v_q,
+        G_q``."""
+        n, md, d = len(x), self.X[0].size, self.dim
+        R = _rot_exp(x[:, md:md + 6].reshape(n, 2, 3))
+        z = np.zeros(n)
+        out = [R]
+        for i, sl in ((0, slice(d, 2 * d)), (1, slice(2 * d, 3 * d))):
+            v, G = carried(R[:, [i, i]], z, anchor[:, sl])
+            out += [v, G[:, :, :3]]
+        return out
 
     def _weight(self, x: np.ndarray, tangent: bool):
         """The point weight ``(n,)`` of the rows, its gradient ``(n, 6 d)`` and (``tangent``)
@@ -409,6 +439,7 @@ class EndContactBlock(ContactRows):
         row whose ends point the same way (``(p - u1) . (q - w1) > 0``: side by side), 1
         elsewhere. (``lam`` is zero near 90 degrees, where the sign changes, so the weight is
         C1.)"""
+        x = x[:, :self.X[0].size]   # (the rotations at the surfaces: not read)
         n, m = x.shape
         w, G = np.ones(n), np.zeros((n, m))
         H = np.zeros((n, m, m)) if tangent else None
@@ -534,7 +565,12 @@ class EndContactBlock(ContactRows):
         d, md = self.dim, self.X[0].size
         sp, sq = slice(P * d, (P + 1) * d), slice(Q * d, (Q + 1) * d)
         w = pos[:, P] - pos[:, Q] - h.anchor[:, :d]
-        if self.surface:
+        spatial = self.surface and d == 3
+        if spatial:
+            R, vp, Gp, vq, Gq = self._carried(x, h.anchor)
+            w = w + vp - vq
+            rp, rq = slice(md, md + 3), slice(md + 3, md + 6)
+        elif self.surface:
             z = np.zeros(n)
             vp, Gp, Dp = carried_planar(x[:, [md, md]], z, h.anchor[:, d:2 * d])
             vq, Gq, Dq = carried_planar(x[:, [md + 1, md + 1]], z, h.anchor[:, 2 * d:])
@@ -545,19 +581,34 @@ class EndContactBlock(ContactRows):
             dw = np.zeros((n, d, m))
             dw[:, :, sp] = np.eye(d)
             dw[:, :, sq] = -np.eye(d)
-            if self.surface:
+            if spatial:
+                dw[:, :, rp], dw[:, :, rq] = Gp, -Gq
+            elif self.surface:
                 dw[:, :, md], dw[:, :, md + 1] = Gp, -Gq
         c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         F[:, sp], F[:, sq] = c.f, -c.f
-        if self.surface:
+        if spatial:
+            F[:, rp] = np.einsum("nij,ni->nj", Gp, c.f)
+            F[:, rq] = -np.einsum("nij,ni->nj", Gq, c.f)
+        elif self.surface:
             F[:, md] = np.einsum("ni,ni->n", c.f, Gp)
             F[:, md + 1] = -np.einsum("ni,ni->n", c.f, Gq)
         K = None
         if tangent:
             K = np.zeros((n, m, m))
             K[:, sp, :], K[:, sq, :] = c.K, -c.K
-            if self.surface:
+            if spatial:
+                # G^T dT/dX and the moments' own derivative at fixed T on the material
+                # increments (fembody.contact.sections.carried_moment_tangent)
+                K[:, rp, :] = np.einsum("nij,nik->njk", Gp, c.K)
+                K[:, rq, :] = -np.einsum("nij,nik->njk", Gq, c.K)
+                z = np.zeros(n)
+                K[:, rp, rp] += carried_moment_tangent(R[:, [0, 0]], z, h.anchor[:, d:2 * d],
+                                                       c.f)[:, :3, :3]
+                K[:, rq, rq] -= carried_moment_tangent(R[:, [1, 1]], z, h.anchor[:, 2 * d:],
+                                                       c.f)[:, :3, :3]
+            elif self.surface:
                 # (dv/dtheta)^T dT/dX and the moments' own derivative at fixed T
                 # (fembody.contact.sections, **Planar**)
                 K[:, md, :] = np.einsum("ni,nij->nj", Gp, c.K)
@@ -589,7 +640,7 @@ class EndContactBlock(ContactRows):
         on = N > 0.0
         keep = on & ~slipping
         md = self.X[0].size
-        fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:md + 2] if self.surface else None, T)
+        fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:] if self.surface else None, T)
         anchor = np.where(keep[:, None], history.anchor, fresh)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
@@ -1350,10 +1401,21 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
         ends = np.array([r[1] for r in rows], dtype=bool)
         order = np.column_stack([np.where(ends[:, 0], U1, P), np.where(ends[:, 0], P, U1),
                                  np.where(ends[:, 2], W1, Q), np.where(ends[:, 2], Q, W1)])
+        friction = _friction_of(names)
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+        radius = None
+        rdofs = node_dofs[ids[:, [P, Q]]][:, :, nd:nd + 3]
+        if np.any(friction[0] > 0.0) and rdofs.shape[2] == 3 and (rdofs >= 0).all():
+            # friction at the surfaces: the DOFs end with p's and q's rotations
+            dofs = np.concatenate([dofs, rdofs.reshape(len(ids), 6)], axis=1)
+            radius = np.array([node_radii(nm[0], ids[i, [P, Q]])
+                               for i, nm in enumerate(names)])
         out.append(_rows_block(EndContactBlock, rows, names, pos, node_dofs, nd,
                                np.array([r[2][1] and r[2][3] for r in rows]),
-                               _friction_of(names), _pair_of(rows, order, pos, free),
-                               _wedge_of(rows, erows, order, pos, free)))
+                               friction, _pair_of(rows, order, pos, free),
+                               _wedge_of(rows, erows, order, pos, free), radius,
+                               dofs=dofs))
     rows, names = erows, enames
     if rows:
         ends = np.array([r[1] for r in rows], dtype=bool)
@@ -1411,14 +1473,16 @@ def _pair_of(rows: list, order: np.ndarray, pos: dict, free: dict) -> tuple:
 
 
 def _rows_block(cls, rows: list, names: list, pos: dict, node_dofs: np.ndarray, nd: int,
-                *extra):
+                *extra, dofs: np.ndarray | None = None):
     """A block of ``cls`` from rows ``(node ids, c1, c2, c3, c4, c5)`` as :func:`end_rows`
     and :func:`end_element_rows` give them (the columns the two blocks' constructors take in
-    the same places), their names and the constructor's further arguments ``extra``."""
+    the same places), their names and the constructor's further arguments ``extra``; its
+    DOFs ``dofs`` (default None: the rows' nodes' translations)."""
     from ..elements.base import Labels
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     X = np.array([[pos[i] for i in row] for row in ids])
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
     c1, c2, c3, c4, c5 = (np.array([r[j] for r in rows]) for j in range(1, 6))
-    return cls(ids, node_dofs[ids][:, :, :nd].reshape(len(ids), -1), X, c1, c2, c3, c4,
-               labels, c5, *extra)
+    if dofs is None:
+        dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
+    return cls(ids, dofs, X, c1, c2, c3, c4, labels, c5, *extra)

@@ -365,3 +365,162 @@ def test_planar_end_pressed_turned_and_pulled_sticks_then_slips_at_mu_n():
     mu_n = MU * K * DELTA
     assert abs(F[sys.dof(A.last, "x")] / mu_n - 1.0) < 1e-9, (F[sys.dof(A.last, "x")], mu_n)
     assert abs(F[sys.dof(A.last, "rz")] / (mu_n * R * np.cos(0.02)) - 1.0) < 1e-9
+
+
+# ------------------------------------------------------- spatial free ends at surfaces
+from fembody.rotations import exp as _exp, log as _log        # noqa: E402
+
+
+def _spatial_tip_on_end():
+    """Spatial: B from (0, 0, 0) to its free end (0.2, 0, 0) (two elements), A standing on
+    it, from (0.2, 0, 0.2) down to its tip (0.2, 0, 2R) (two elements, touching): the two
+    free ends' node pair (fembody.contact.ends.EndContactBlock); the system, A, B and the
+    block."""
+    from fembody.contact.ends import EndContactBlock
+    m = fb.Model(dim=3)
+    B = m.add_beam((0.0, 0.0, 0.0), (0.2, 0.0, 0.0), n=2, material=STEEL, section=SEC)
+    A = m.add_beam((0.2, 0.0, 0.2), (0.2, 0.0, 2 * R), n=2, material=STEEL, section=SEC)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    sys = m.compile()
+    blk = next(b for b in sys.beam_contact_blocks if isinstance(b, EndContactBlock))
+    return sys, A, B, blk
+
+
+def _spatial_end_forces(moves: dict):
+    """The contact forces of :func:`_spatial_tip_on_end` after the velocity-DOF increments
+    ``moves`` ((node of A's tip "tip" or B's end "end", name) -> value; rotations as
+    material increments, ``space.update``), and the system, A and B."""
+    sys, A, B, _ = _spatial_tip_on_end()
+    dv = np.zeros(sys.n_dof)
+    for (which, name), v in moves.items():
+        dv[sys.dof(A.last if which == "tip" else B.last, name)] += v
+    return _contact_forces(sys, sys.space.update(sys.q0, dv)), sys, A, B
+
+
+def test_spatial_free_end_turned_on_a_free_end_is_held_by_friction():
+    """A's tip pressed by DELTA on B's free end (the end rows' sphere contact) and turned by
+    PHI about y in place: A's tied point ``-R e_z`` goes to ``(-R sin PHI, 0, -R cos PHI)``:
+    KT R sin(PHI) on A along -x, its moment KT R^2 sin(PHI) cos(PHI) about y; on B's end
+    the reaction and the moment KT R^2 sin(PHI) (B's point ``R e_z`` held while A's moves:
+    the planar pair's references, turned into the xz plane) (1e-6; normal K DELTA 1e-9).
+    On 35969c3 the rows read no rotation: the tangential force is 0."""
+    F, sys, A, B = _spatial_end_forces({("tip", "z"): -DELTA, ("tip", "ry"): PHI})
+    tip, end = A.last, B.last
+    ft = KT * R * np.sin(PHI)
+    assert abs(F[sys.dof(tip, "z")] / -(K * DELTA) - 1.0) < 1e-9
+    assert abs(F[sys.dof(tip, "x")] / -ft - 1.0) < 1e-6, (F[sys.dof(tip, "x")], ft)
+    assert abs(F[sys.dof(tip, "ry")] / (KT * R * R * np.sin(PHI) * np.cos(PHI)) - 1.0) < 1e-6
+    assert abs(F[sys.dof(end, "x")] / ft - 1.0) < 1e-6
+    assert abs(F[sys.dof(end, "ry")] / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6
+
+
+def _spatial_state(blk, tip: np.ndarray, rv_tip: np.ndarray, rv_end: np.ndarray):
+    """The end block's gathered ``x (n, 24)`` with A's tip moved by ``tip`` and p's / q's
+    rotation vectors set (the row of A's tip and B's end, ``r``: its p is either)."""
+    n, md = len(blk), blk.X[0].size
+    x = np.zeros((n, md + 6))
+    from fembody.contact.ends import P, Q
+    pq = blk.X[:, [P, Q]]
+    r = int(np.flatnonzero(np.isclose(pq[:, :, 0], 0.2).all(axis=1)
+                           & np.isclose(pq[:, :, 2].sum(axis=1), 2 * R))[0])
+    ptip = np.isclose(blk.X[r, P, 2], 2 * R)
+    sl = P if ptip else Q
+    x[r, 3 * sl:3 * sl + 3] = tip
+    x[r, md:md + 3], x[r, md + 3:] = (rv_tip, rv_end) if ptip else (rv_end, rv_tip)
+    return x, r
+
+
+@pytest.mark.parametrize("turn", [PHI, 0.02])                  # stick, slip
+def test_spatial_end_rows_tangent_on_material_increments(turn):
+    """The spatial end rows' stiffness (the six nodes' translations, then p's and q's
+    rotations) against central differences of their forces, the rotations perturbed by
+    material increments (``exp(psi) exp(hat(h e))``, the configuration space's update),
+    1e-6 of the largest entry and of the rotations' columns: A's tip pressed, moved along
+    x and y, turned about y by ``turn`` and about x, B's end turned too; sticking (1e-3 rad)
+    and slipping (0.02 rad: KT R sin = 10 N > MU N = 3 N). On 35969c3 the rows have no
+    rotation DOF (18 columns)."""
+    sys, A, B, blk = _spatial_tip_on_end()
+    x, r = _spatial_state(blk, np.array([2e-6, -1e-6, -DELTA]),
+                          np.array([0.3 * turn, turn, 0.0]),
+                          np.array([0.0, -0.3 * turn, 0.2 * turn]))
+    assert sys.pose(blk, sys.q0).shape[1] == 24
+    f, live, Kl = blk.live_forces(x, True)
+    assert list(live) == [r]
+    k, md, h = x.shape[1], blk.X[0].size, 1e-9
+    fd = np.zeros((k, k))
+    for j in range(k):
+        xp, xm = x.copy(), x.copy()
+        if j < md:
+            xp[r, j] += h
+            xm[r, j] -= h
+        else:
+            e = np.zeros(3)
+            e[(j - md) % 3] = h
+            sl = slice(md + 3 * ((j - md) // 3), md + 3 * ((j - md) // 3) + 3)
+            xp[r, sl], xm[r, sl] = _log(_exp(x[r, sl]) @ _exp(e)), _log(_exp(x[r, sl])
+                                                                        @ _exp(-e))
+        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
+            2 * h)
+    rot = np.abs(fd[:, md:]).max()
+    assert rot > 0.0
+    assert np.abs(Kl[0] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(Kl[0] - fd).max()
+    assert np.abs(Kl[0][:, md:] - fd[:, md:]).max() < 1e-6 * rot
+
+
+def test_spatial_end_rolled_over_an_end_slips_nothing():
+    """A's tip rolled round B's end as equal spheres roll (carried about y by ALPHA at the
+    pressed distance 2R - DELTA, turned by 2 ALPHA about y; B fixed): the tied surface
+    points part by O(R ALPHA^3): the tangential force is below 1e-5 of the axes' KT 2 R
+    ALPHA; the normal force K DELTA (1e-9). On 35969c3 it is about KT 2 R ALPHA."""
+    alpha, rho = 1e-3, 2 * R - DELTA
+    F, sys, A, B = _spatial_end_forces({("tip", "x"): rho * np.sin(alpha),
+                                        ("tip", "z"): rho * np.cos(alpha) - 2 * R,
+                                        ("tip", "ry"): 2 * alpha})
+    f = np.array([F[sys.dof(A.last, c)] for c in "xyz"])
+    n = np.array([np.sin(alpha), 0.0, np.cos(alpha)])
+    assert abs(f @ n / -(K * DELTA) - 1.0) < 1e-9, f
+    assert np.linalg.norm(f - (f @ n) * n) < 1e-5 * KT * 2 * R * alpha, (f, KT * 2 * R * alpha)
+
+
+def test_spatial_end_pair_moved_rigidly_changes_no_slip():
+    """Guard (invariance): A's tip pressed on B's end, moved and turned (friction nonzero,
+    reference anchors), then the six nodes moved rigidly (turned by a finite Q, 0.7 rad,
+    and shifted; p's and q's rotations ``Q R``): the forces on the nodes turn by Q, the
+    moments in the sections' material axes stay (1e-9 of the largest). On 35969c3 the rows
+    read no rotation: the state does not fit their DOFs."""
+    sys, A, B, blk = _spatial_tip_on_end()
+    x, r = _spatial_state(blk, np.array([1e-6, 0.0, -DELTA]), np.array([0.0, PHI, 0.0]),
+                          np.zeros(3))
+    n, md = len(blk), blk.X[0].size
+    Q = _exp(np.array([0.3, -0.5, 0.4]))
+    c = np.array([0.01, -0.02, 0.03])
+    y = x.copy()
+    y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) + c - blk.X).reshape(n, md)
+    y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, 2, 3))).reshape(n, 6)
+    f0, f1 = blk.forces(x, None, False)[0], blk.forces(y, None, False)[0]
+    scale = np.abs(f0).max()
+    assert np.abs(f0[r, md:]).max() > 0.1 * KT * R * R * PHI     # (the turned tip's moment)
+    F0, F1 = f0[:, :md].reshape(n, 6, 3), f1[:, :md].reshape(n, 6, 3)
+    assert np.abs(F1 - np.einsum("ij,nmj->nmi", Q, F0)).max() < 1e-9 * scale
+    assert np.abs(f1[:, md:] - f0[:, md:]).max() < 1e-9 * scale
+
+
+def test_spatial_end_pressed_turned_and_pulled_sticks_then_slips_at_mu_n():
+    """A's tip pressed on B's end by DELTA and turned by PHI about y: pulled along y by DY =
+    1e-6 it sticks with KT times the tangential part of the tied points' ``w = (-R sin PHI,
+    DY, R - DELTA - R cos PHI)`` (1e-9; the normal along ``(0, DY, 2R - DELTA)``); turned by
+    0.02 rad (KT R sin = 10 N) it slips at MU N = 3 N along -x (1e-9), its moment MU N R
+    cos(0.02) about y. On 35969c3 the turn is not felt: KT DY along y, 0 along x."""
+    dy = 1e-6
+    F, sys, A, B = _spatial_end_forces({("tip", "z"): -DELTA, ("tip", "ry"): PHI,
+                                        ("tip", "y"): dy})
+    n = np.array([0.0, dy, 2 * R - DELTA]) / np.hypot(dy, 2 * R - DELTA)
+    w = np.array([-R * np.sin(PHI), dy, R - DELTA - R * np.cos(PHI)])
+    wt = w - (w @ n) * n
+    f = np.array([F[sys.dof(A.last, c)] for c in "xyz"])
+    ft = f - (f @ n) * n
+    assert np.abs(ft - KT * wt).max() < 1e-9 * KT * np.linalg.norm(wt), (ft, KT * wt)
+    F, sys, A, B = _spatial_end_forces({("tip", "z"): -DELTA, ("tip", "ry"): 0.02})
+    mu_n = MU * K * DELTA
+    assert abs(F[sys.dof(A.last, "x")] / -mu_n - 1.0) < 1e-9, (F[sys.dof(A.last, "x")], mu_n)
+    assert abs(F[sys.dof(A.last, "ry")] / (mu_n * R * np.cos(0.02)) - 1.0) < 1e-9
