@@ -84,6 +84,17 @@ def carried_moment_tangent(R: np.ndarray, s: np.ndarray, a: np.ndarray, T: np.nd
     return out
 
 
+def _refuse_singular(det: np.ndarray, s: np.ndarray, name: str) -> None:
+    """ValueError naming the first chord parameter ``s`` whose section frame's determinant
+    ``det`` is (near) zero: the element's two nodes turned by pi against each other."""
+    bad = ~(np.abs(det) > 1e-12)
+    if bad.any():
+        raise ValueError(f"sections.{name}: the section frame at s = "
+                         f"{np.broadcast_to(s, bad.shape)[bad][0]:g} is singular (the "
+                         "element's two nodes are turned by pi against each other); refine "
+                         "the mesh so that an element bends by much less")
+
+
 def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
     """The material vectors ``a (..., 3)`` that the sections at ``s (...)`` carry to the
     spatial vectors ``v (..., 3)`` [m] now: ``M(s) a = v`` (``R (..., 2, 3, 3)`` the nodes'
@@ -100,12 +111,7 @@ def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
              - m[(k + 1) % 3][(i + 2) % 3] * m[(k + 2) % 3][(i + 1) % 3] for i in range(3)]
             for k in range(3)]
     det = (m[0][0] * cols[0][0] + m[0][1] * cols[0][1]) + m[0][2] * cols[0][2]
-    bad = ~(np.abs(det) > 1e-12)
-    if bad.any():
-        raise ValueError(f"sections.tie: the section frame at s = "
-                         f"{np.broadcast_to(s, bad.shape)[bad][0]:g} is "
-                         "singular (the element's two nodes are turned by pi against each "
-                         "other); refine the mesh so that an element bends by much less")
+    _refuse_singular(det, s, "tie")
     # a = M^-1 v = adj(M) v / det, adj(M) = [c0 c1 c2] (columns)
     a = np.empty(np.broadcast_shapes(det.shape + (3,), v.shape))
     for i in range(3):
@@ -141,11 +147,5 @@ def tie_planar(theta: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
     element's two nodes are turned by pi against each other (``M`` singular)."""
     c = np.column_stack(_weights(s))
     M = np.einsum("ni,nijk->njk", c, _planar_rotations(theta))
-    det = np.linalg.det(M)
-    bad = ~(np.abs(det) > 1e-12)
-    if bad.any():
-        raise ValueError(f"sections.tie_planar: the section frame at s = "
-                         f"{np.asarray(s)[bad][0]:g} is singular (the element's two nodes are "
-                         "turned by pi against each other); refine the mesh so that an "
-                         "element bends by much less")
+    _refuse_singular(np.linalg.det(M), s, "tie_planar")
     return np.linalg.solve(M, v[:, :, None])[:, :, 0]

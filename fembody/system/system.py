@@ -829,14 +829,22 @@ class System:
             tr = np.ascontiguousarray(dofs[:, :md])
             if self.space.rotation[tr].any() or not self.space.rotation[dofs[:, md:]].all():
                 continue
-            at = self.gather(probe, tr)
-            idx = at.astype(np.int64)
-            if not (np.array_equal(idx, at) and
-                    np.array_equal(self.gather(self.q0, tr), self.q0[idx])):
-                continue
-            idx.flags.writeable = False
-            out[id(b)] = (b, idx)
+            idx = self._plain_index(probe, tr)
+            if idx is not None:
+                out[id(b)] = (b, idx)
         return out
+
+    def _plain_index(self, probe: np.ndarray, dofs: np.ndarray) -> np.ndarray | None:
+        """The read-only index array into ``q`` by which the space gathers ``dofs`` (``probe``
+        ``arange(len(q0))`` as floats), or None where its gather is not a plain selection of
+        ``q`` (a space that keeps its own gather)."""
+        at = self.gather(probe, dofs)
+        idx = at.astype(np.int64)
+        if not (np.array_equal(idx, at) and
+                np.array_equal(self.gather(self.q0, dofs), self.q0[idx])):
+            return None
+        idx.flags.writeable = False
+        return idx
 
     def _gather_indices(self) -> dict:
         """Per block whose gathered coordinates are entries of ``q`` as they stand (no
@@ -853,14 +861,9 @@ class System:
                     or dofs.dtype.kind not in "iu" or not dofs.size
                     or self.space.rotation[dofs].any()):
                 continue
-            at = self.gather(probe, dofs)
-            idx = at.astype(np.int64)
-            # (a space whose gather is not a plain selection of q keeps its own gather)
-            if not (np.array_equal(idx, at) and
-                    np.array_equal(self.gather(self.q0, dofs), self.q0[idx])):
-                continue
-            idx.flags.writeable = False
-            out[id(b)] = (b, idx)
+            idx = self._plain_index(probe, dofs)
+            if idx is not None:
+                out[id(b)] = (b, idx)
         return out
 
     def update(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
