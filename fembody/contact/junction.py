@@ -344,7 +344,6 @@ keeps the partner of a live node-on-node row, so a subset of rows decides alike.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -357,8 +356,9 @@ from .geometry import beyond_node, closest_crossing, closest_node, distance, pas
 from .line import point_part, ramp_lengths, switch, weight
 from .sections import tie
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
-from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, _apex_notch, _bend, _fade, _own_distance,
-                    _own_step, _product, junction_blend, pair_point_friction, view_aside)
+from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, SecondPoint, _apex_notch, _bend, _fade,
+                    _own_distance, _own_step, _product, junction_blend, pair_point_friction,
+                    view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -1044,7 +1044,7 @@ class JunctionContactBlock(ContactRows):
         return self._frictions(x, history, tangent)[:5]
 
     def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
-        """:meth:`_friction` and, sixth, the rows' second points (:class:`_Second`): the
+        """:meth:`_friction` and, sixth, the rows' second points (:class:`fembody.contact.share.SecondPoint`): the
         friction a row takes back of the kept pair it fades.
 
         A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
@@ -1117,7 +1117,7 @@ class JunctionContactBlock(ContactRows):
             parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
         # the second points: the share s of the faded pair's friction (its own anchor)
-        two = _Second.none(n, d, second)
+        two = SecondPoint.none(n, d, second)
         fr = np.flatnonzero(fpair >= 0)
         if fr.size:
             a2, sl2 = second[fr].copy(), sliding2[fr].copy()
@@ -1267,7 +1267,7 @@ class JunctionContactBlock(ContactRows):
                            history.work(F, x, live))
 
     def _after(self, x: np.ndarray, history: History, F, f, slipping, ds, stored, params, N,
-               two: "_Second", work: float) -> tuple[History, float, float]:
+               two: SecondPoint, work: float) -> tuple[History, float, float]:
         """:meth:`advance` from the return mapping at ``x`` (the rows' friction forces ``F``,
         their first points' tangential forces ``f``, slip flags, slips ``ds``, springs'
         energies ``stored``, parameters and normal forces ``N``; their second points
@@ -1297,7 +1297,7 @@ class JunctionContactBlock(ContactRows):
         friction forces ``(n, 5 d)`` [N], the tangential force ``(n, d)`` [N], whether each
         point slips, its slip ``(n,)`` [m] and spring energy ``(n,)`` [J], the closest-point
         parameters ``(n, 2)``, the normal forces ``(n,)`` [N], the live rows ``(m,)`` and the
-        second points (:class:`_Second`). The return mapping runs on the live rows alone
+        second points (:class:`fembody.contact.share.SecondPoint`). The return mapping runs on the live rows alone
         (:meth:`live`): an idle row has no normal force, hence no friction force, slip or
         stored energy; its parameters are its closest point's, and it has no second
         point."""
@@ -1310,7 +1310,7 @@ class JunctionContactBlock(ContactRows):
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
         z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
-        two = _Second.none(n, d, width=2 + d + self._tied_width)
+        two = SecondPoint.none(n, d, width=2 + d + self._tied_width)
         if live.size:
             h = History(*(a[live] for a in history))
             # (the live rows' parameters are their points' own: a row taking back a pair
@@ -1619,33 +1619,6 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
     ``s``: 0 the node contact's (``s = 0``), 1 + i element pair i's (``s = 100 (1 + i) + s_a``,
     a parameter near [0, 1]; :meth:`JunctionContactBlock._mirror`)."""
     return np.where(s < 50.0, 0, np.where(s < 150.0, 1, 2))
-
-
-class _Second(NamedTuple):
-    """Per row its second friction point, the share of the faded pair's friction it takes
-    back (:meth:`JunctionContactBlock._frictions`): the return mapping's tangential force
-    ``f (n, d)`` [N] (unweighted, for the anchor's update), ``slipping``, slip ``ds`` [m],
-    the springs' energy the row takes back ``stored`` [J] (negative), the pair's
-    parameters ``(n, 2)`` (coded as the anchor's), its normal force ``N`` [N] (0: no
-    second point) and the anchor it was run on ``(n, 2 + d)``."""
-
-    f: np.ndarray
-    slipping: np.ndarray
-    ds: np.ndarray
-    stored: np.ndarray
-    params: np.ndarray
-    N: np.ndarray
-    anchor: np.ndarray
-
-    @classmethod
-    def none(cls, n: int, d: int, anchor: np.ndarray | None = None,
-             width: int | None = None) -> "_Second":
-        """No second point on ``n`` rows (``anchor``: the one to keep; default zeros, ``(n,
-        width)``, default ``2 + d``)."""
-        return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
-                   np.zeros((n, 2)), np.zeros(n),
-                   np.zeros((n, 2 + d if width is None else width)) if anchor is None
-                   else anchor.copy())
 
 
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:

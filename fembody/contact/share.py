@@ -1203,7 +1203,7 @@ class CrossingShareBlock(ContactRows):
         return self._frictions(x, history, tangent)[:5]
 
     def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
-        """:meth:`_friction` and, sixth, the rows' second points (:class:`_NodePoint`): where
+        """:meth:`_friction` and, sixth, the rows' second points (:class:`SecondPoint`): where
         the kink node's contact is in its wedge (module docstring, "Across a kink node") the
         row runs that contact's return mapping as the junction row of the node does (at the
         node's foot on the neighbour's element, its normal force ``k max(-g_p, 0)``, on a
@@ -1232,7 +1232,7 @@ class CrossingShareBlock(ContactRows):
             K[:, pc, :md] -= F4[:, :, None] * da[:, None, :]
         tw = self._tied_width
         _, second, sliding2 = anchor_layout(h.anchor, d, tw)
-        two = _NodePoint.none(n, d, 2 + d + tw)
+        two = SecondPoint.none(n, d, width=2 + d + tw)
         if node_at.any():
             # one node point per row (a row has a kink node in its wedge at one junction)
             one = np.zeros_like(node_at)
@@ -1744,13 +1744,17 @@ def crossing_share(x: np.ndarray, at_b1: np.ndarray, tangent: bool = True,
     return w, G, H
 
 
-class _NodePoint(NamedTuple):
-    """Per row its kink node's friction point (:meth:`CrossingShareBlock._frictions`): the
-    return mapping's tangential force ``f (n, d)`` [N] (unweighted, for the anchor's
-    update), ``slipping``, slip ``ds`` [m], the springs' energy the row takes back
-    ``stored`` [J] (<= 0), the parameters ``(n, 2)`` (coded as the anchor's: ``(1 + j,
-    t)``), the node's normal force ``N`` [N] (0: none), the weight taken back ``a_p``
-    and the anchor it was run on ``(n, 2 + d)``."""
+class SecondPoint(NamedTuple):
+    """Per row a second friction point that the row runs on its own anchor and takes back
+    (junction rows: the share of the faded pair's friction,
+    :meth:`fembody.contact.junction.JunctionContactBlock._frictions`; share rows: their
+    kink node's point, :meth:`CrossingShareBlock._frictions`): the return mapping's
+    tangential force ``f (n, d)`` [N] (unweighted, for the anchor's update), ``slipping``,
+    slip ``ds`` [m], the springs' energy the row takes back ``stored`` [J] (<= 0), the
+    parameters ``(n, 2)`` (coded as the anchor's), the point's normal force ``N`` [N] (0:
+    no second point), the anchor it was run on ``(n, width)`` and the weight taken back
+    ``weight`` (the share rows' ``a_p``; zero in the junction rows, which weigh by their
+    share ``s`` instead)."""
 
     f: np.ndarray
     slipping: np.ndarray
@@ -1758,14 +1762,18 @@ class _NodePoint(NamedTuple):
     stored: np.ndarray
     params: np.ndarray
     N: np.ndarray
-    weight: np.ndarray
     anchor: np.ndarray
+    weight: np.ndarray
 
     @classmethod
-    def none(cls, n: int, d: int, width: int | None = None) -> "_NodePoint":
+    def none(cls, n: int, d: int, anchor: np.ndarray | None = None,
+             width: int | None = None) -> "SecondPoint":
+        """No second point on ``n`` rows (``anchor``: the one to keep; default zeros, ``(n,
+        width)``, default ``2 + d``)."""
         return cls(np.zeros((n, d)), np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n),
-                   np.zeros((n, 2)), np.zeros(n), np.zeros(n),
-                   np.zeros((n, 2 + d if width is None else width)))
+                   np.zeros((n, 2)), np.zeros(n),
+                   np.zeros((n, 2 + d if width is None else width)) if anchor is None
+                   else anchor.copy(), np.zeros(n))
 
 
 def _lift(part, slots, m: int, d: int):
