@@ -1589,7 +1589,7 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
                                    np.array([r[5] for r in rows]),
                                    np.array([r[6] for r in rows]), fr,
                                    np.array([r[10] for r in rows], dtype=bool),
-                                   pair_radii)]
+                                   pair_radii, np.array([r[11] for r in rows], dtype=float))]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

@@ -1488,6 +1488,54 @@ def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.n
     return F4, K4, c
 
 
+def node_surface(R: np.ndarray, t: np.ndarray, a: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The surface points' part of a node's contact with an element at the surfaces: ``v =
+    R_P a_P - M_E(t) a_E (n, 3)`` [m] and ``G = dv/dTheta (n, 3, 9)`` on the material
+    rotation increments of ``(P, e0, e1)``, from their rotations ``R (n, 3, 3, 3)``, the
+    element's parameter ``t (n,)`` and the tied vectors ``a (n, 6)`` = ``(a_P, a_E)``
+    (:func:`node_ties`). The node's section is carried by the node's own rotation ``R_P``:
+    at a junction node both elements' blends are ``R_P`` (``M(1) = R_2``, ``M(0) =
+    R_1``), so the node's vector is what either element pair carries at the node, and a
+    node of two elements has no blend of its own to take; the element's by its blend
+    (:mod:`fembody.contact.sections`). What the junction rows' own point
+    (:meth:`fembody.contact.junction.JunctionContactBlock._frictions`) and the share rows'
+    take-back of it (:meth:`CrossingShareBlock._frictions`) both carry."""
+    RP = R[:, [0, 0]]
+    vP, GP = carried(RP, np.zeros(len(t)), a[:, :3])
+    vE, GE = carried(R[:, 1:], t, a[:, 3:])
+    return vP - vE, np.concatenate([GP[:, :, :3], -GE], axis=2)
+
+
+def node_surface_moment_tangent(R: np.ndarray, t: np.ndarray, a: np.ndarray, f: np.ndarray
+                                ) -> np.ndarray:
+    """The derivative ``(n, 9, 9)`` of the moments ``G^T f`` of :func:`node_surface` on the
+    material rotation increments of ``(P, e0, e1)`` at a fixed force ``f (n, 3)`` [N]
+    (:func:`fembody.contact.sections.carried_moment_tangent`: the node's block by its own
+    rotation, the element's by its blend, with the sign of ``v``)."""
+    out = np.zeros((len(t), 9, 9))
+    out[:, :3, :3] = carried_moment_tangent(R[:, [0, 0]], np.zeros(len(t)), a[:, :3], f)[
+        :, :3, :3]
+    out[:, 3:, 3:] = -carried_moment_tangent(R[:, 1:], t, a[:, 3:], f)
+    return out
+
+
+def node_ties(pos: np.ndarray, t: np.ndarray, R: np.ndarray, radii: np.ndarray
+              ) -> np.ndarray:
+    """The section vectors ``(n, 6)`` = ``(a_P, a_E)`` a node's contact with an element ties
+    at the node and element positions ``pos (n, 3, 3)`` [m] = ``(P, e0, e1)``, the element's
+    parameter ``t (n,)`` and the rotations ``R (n, 3, 3, 3)``: carried to ``-r_P n`` (by
+    ``R_P``) and ``r_E n`` (by the element's blend at ``t``), ``n`` along ``P - x_E(t)``
+    (``e_z`` where they meet), as the element pairs tie theirs (radii ``radii (n, 2)`` =
+    ``(r_P, r_E)`` [m]; 0: the axes' points)."""
+    dv = pos[:, 0] - ((1.0 - t)[:, None] * pos[:, 1] + t[:, None] * pos[:, 2])
+    nn = np.linalg.norm(dv, axis=1)
+    nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                   np.array([0.0, 0.0, 1.0]))
+    return np.concatenate([tie(R[:, [0, 0]], np.zeros(len(t)), -radii[:, :1] * nrm),
+                           tie(R[:, 1:], t, radii[:, 1:] * nrm)], axis=1)
+
+
 def share_rows(model, contacts: list) -> tuple[tuple, list]:
     """The rows of :class:`CrossingShareBlock` for the spatial contacts' element pairs
     (compile time): ``contacts`` per contact ``(contact, its elements, their node ids (n,

@@ -86,8 +86,6 @@ def _at(moves: dict, mu: float = MU):
     return _contact_forces(sys, q), sys, P, B
 
 
-@pytest.mark.xfail(strict=True, reason="the junction rows' own point ties the axes' points "
-                   "(issue 33 item 3)")
 def test_a_junction_node_turned_in_place_is_held_by_friction():
     """P pressed by DELTA on B and turned by PHI about x in place: force KT R sin(PHI) on P
     along y, its moment KT R^2 sin(PHI) cos(PHI) about x, on B's nodes the reaction and the
@@ -104,8 +102,6 @@ def test_a_junction_node_turned_in_place_is_held_by_friction():
     assert abs(mB / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6, mB
 
 
-@pytest.mark.xfail(strict=True, reason="the junction rows' own point ties the axes' points "
-                   "(issue 33 item 3)")
 def test_a_junction_node_rolled_along_an_element_feels_no_friction():
     """P rolled along B by DX (moved DX along y, turned -DX / R about x): the tangential
     force is below 1e-5 of the axes' KT DX and the moment below 1e-5 of KT DX R; the normal
