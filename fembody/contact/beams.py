@@ -1543,11 +1543,11 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
                     f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
-    rdofs = node_dofs[ids[:, :4]][:, :, nd:2 * nd]
+    rdofs = node_dofs[ids][:, :, nd:2 * nd]
     if (friction[:, 0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
-        # a frictional block reads the pair's four nodes' rotations too, after the
-        # translations (the friction at the surfaces, as the pair's: CrossingShareBlock),
-        # tied at the pair's radii
+        # a frictional block reads the eight nodes' rotations too, after the translations
+        # (the friction at the surfaces, as the pair's: CrossingShareBlock; the far nodes'
+        # for the kink node's point), tied at the pair's radii
         dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
     return [CrossingShareBlock(ids, dofs, X, junction, free, radius, k, labels,
                                tuple(friction.T) if (friction[:, 0] > 0.0).any() else None,
