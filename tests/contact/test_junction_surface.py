@@ -325,3 +325,43 @@ def test_the_share_rows_node_point_tangent_on_material_increments():
     assert np.abs(K[:, md + 12:, :]).max() > 0.0                # (the far nodes' rows)
     assert_tangent_with_rotations(lambda y: sub._frictions(y, None, False)[0], xs[rows], K,
                                   md)
+
+
+def _dropped_vee():
+    """:func:`_vee` with B clamped and A free under gravity, set on B sliding along it at
+    0.05 m/s and spinning about y at 2 rad/s (P's section turning against B while the
+    junction row of P holds the contact)."""
+    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
+    B = m.add_beam((0.0, -0.1, 0.0), (0.0, 0.1, 0.0), n=2, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, "x", "y", "z", "rx", "ry", "rz")
+    p = np.array([0.0, YP, 2 * R * (1.0 - 1e-9)])
+    up = lambda sx: tuple(p + 0.2 * np.array([sx * np.cos(BEND), 0.0, np.sin(BEND)]))
+    A1 = m.add_beam(up(-1.0), tuple(p), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    A2 = m.add_beam(A1.last, up(1.0), n=2, material=STEEL, section=SEC,
+                    orientation=(0, 1, 0))
+    for nd in set(A1.nodes) | set(A2.nodes):
+        m.set_velocity(nd, (0.0, 0.05, 0.0), omega=(0.0, 2.0, 0.0))
+    for A in (A1, A2):
+        m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT)
+    return m
+
+
+def test_a_resumed_run_on_the_junction_rows_surface_points_equals_the_uninterrupted_one(
+        tmp_path):
+    """Guard (checkpoints): the dropped V sliding and spinning on B (the junction row's own
+    point at the surfaces: its anchors hold the tied section vectors) stopped halfway and
+    resumed from its checkpoint equals the uninterrupted run bit for bit (states,
+    energies, the friction's dissipation, Newton counts), and friction did work."""
+    from ..run.test_checkpoint import same, stopped
+    kw = dict(t_end=0.01, dt=5e-4)
+    full = fb.simulate(_dropped_vee(), **kw)
+    assert full.stats["status"] == "finished"
+    assert full.energy.friction[-1] > 0.0
+    path = tmp_path / "run.ckpt"
+    stopped(_dropped_vee, path, 0.005, checkpoint_every=3, **kw)
+    res = fb.resume(path, _dropped_vee)
+    assert res.stats["status"] == "finished"
+    same(full, res)
