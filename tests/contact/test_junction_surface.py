@@ -35,16 +35,13 @@ import pytest
 
 import fembody as fb
 
-R = 0.005
-K = 1e6
-KT = 1e5
-MU = 0.3
-DELTA = 1e-5            # [m]: N = K DELTA = 10 N, MU N = 3 N
-PHI = 1e-3              # [rad]: KT R sin(PHI) = 0.5 N, sticks
+# the planar tee's radii, penalties and pressing (N = K DELTA = 10 N, MU N = 3 N; KT R
+# sin(PHI) = 0.5 N sticks) and its contact forces at reference anchors
+from .test_rows_surface_slip import (DELTA, K, KT, MU, PHI, R, SEC, STEEL,  # noqa: F401
+                                     _contact_forces)
+
 BEND = 0.3              # [rad]: A's elements rise at BEND from P
 YP = 0.05               # [m]: P over the middle of B's second element
-STEEL = fb.Material(E=2.1e11, rho=7850.0, nu=0.3)
-SEC = fb.Section.circle(2 * R)
 
 
 def _vee(mu: float = MU):
@@ -63,15 +60,6 @@ def _vee(mu: float = MU):
     for A in (A1, A2):
         m.add_beam_contact(A, B, radius=R, stiffness=K, friction=mu, tangential_stiffness=KT)
     return m.compile(), A1, A2, B
-
-
-def _contact_forces(sys, q):
-    """The beam contact blocks' internal force (n_dof,) [N, N m] at ``q``, each block at its
-    reference anchors (no run)."""
-    F = np.zeros(sys.n_dof)
-    for b in sys.beam_contact_blocks:
-        np.add.at(F, b.dofs, b.forces(sys.pose(b, q), None, False)[0])
-    return F
 
 
 def _at(moves: dict, mu: float = MU):
