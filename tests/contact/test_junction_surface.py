@@ -231,7 +231,8 @@ def _kink_take_back(kink: float = -3.0):
 
 
 def _node_points(sb, jb, xs, xj, p, hs=None, hj=None):
-    """Per share row taking back the kink node ``p``'s contact: the share row's tangential
+    """Per live share row taking back the kink node ``p``'s contact (a row whose own pair is
+    open is not live: it adds nothing to a run): the share row's tangential
     force on that point (unweighted), its moments on (p, c, f)'s rotations divided by minus
     its weight, its tied vectors; and the same of the junction row of ``p`` against (c,
     f): ``[(share's (f, M, a), junction's (f, M, a))]``."""
@@ -240,10 +241,11 @@ def _node_points(sb, jb, xs, xj, p, hs=None, hj=None):
     d, mds, mdj = 3, sb.X[0].size, jb.X[0].size
     pos = sb.positions(xs)
     node_back = sb._factor(pos, False)[3][1]
+    node_back[np.setdiff1d(np.arange(len(sb)), sb.live(xs))] = False   # (the rows a run adds)
     out = []
     for r, j in np.argwhere(node_back):
-        if hs is not None and anchor_layout(hs.anchor, d, 6)[1][r, 0] == 0.0:
-            continue        # (no node point advanced: the test's docstring)
+        if hs is not None:          # (the node point kept by the accepted step)
+            assert anchor_layout(hs.anchor, d, 6)[1][r, 0] == 1.0 + j
         sub = sb._take(np.array([r]))
         h = None if hs is None else History(*(a[[r]] for a in hs))
         F, _, _, a, _, two = sub._frictions(xs[[r]], h, False)
@@ -274,11 +276,9 @@ def test_the_share_rows_take_back_the_junction_nodes_point_exactly():
     tangential force and the same moments on the node's and the element's rotations (the
     share row's divided by minus its weight), to round-off (1e-12), from the reference
     anchors and after an accepted step of both blocks (``advance``) and 20 um more along
-    the rod, on the share rows whose pair presses (the rows the share block's ``advance``
-    runs: a row taking back the node's contact while its own pair is open keeps no node
-    point from step to step and reopens it at each step's start, on the axes as at the
-    surfaces; not changed here). On e9ce03e the share row's node point reads no rotation
-    and the moments are zero (and the junction row's too)."""
+    the rod, on the live share rows (whose pairs press: the rows the share block's
+    ``advance`` runs). On e9ce03e the share row's node point reads no rotation and the
+    moments are zero (and the junction row's too)."""
     sb, jb, at, p = _kink_take_back()
     xs, xj = at(0.0)
     pts = _node_points(sb, jb, xs, xj, p)
