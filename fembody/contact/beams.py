@@ -342,9 +342,11 @@ class BeamContactBlock(ContactRows):
     measure. The spatial junction and share rows that take back a pair's friction
     (:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`) run it at the surfaces
     too, on the same section vectors tied the same way, so the two cancel at a kink as on
-    the axes (a kink of the reference or one that forms in a run). The spatial end rows
-    and a junction node's contact with an element (the junction rows' own point and the
-    share rows' kink node point) still tie the axes' points.
+    the axes (a kink of the reference or one that forms in a run). A junction node's
+    contact with an element (the junction rows' own point and the share rows' kink node
+    point) ties the node's section by the node's own rotation and the element's by its
+    blend (:func:`fembody.contact.share.node_surface`). The spatial end rows still tie the
+    axes' points.
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node
@@ -1543,11 +1545,11 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
                     f"{names[i][3]})", len(ids))
     X = np.array([[pos[i] for i in row] for row in ids.tolist()])
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
-    rdofs = node_dofs[ids[:, :4]][:, :, nd:2 * nd]
+    rdofs = node_dofs[ids][:, :, nd:2 * nd]
     if (friction[:, 0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
-        # a frictional block reads the pair's four nodes' rotations too, after the
-        # translations (the friction at the surfaces, as the pair's: CrossingShareBlock),
-        # tied at the pair's radii
+        # a frictional block reads the eight nodes' rotations too, after the translations
+        # (the friction at the surfaces, as the pair's: CrossingShareBlock; the far nodes'
+        # for the kink node's point), tied at the pair's radii
         dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
     return [CrossingShareBlock(ids, dofs, X, junction, free, radius, k, labels,
                                tuple(friction.T) if (friction[:, 0] > 0.0).any() else None,
@@ -1589,7 +1591,7 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
                                    np.array([r[5] for r in rows]),
                                    np.array([r[6] for r in rows]), fr,
                                    np.array([r[10] for r in rows], dtype=bool),
-                                   pair_radii)]
+                                   pair_radii, np.array([r[11] for r in rows], dtype=float))]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock

@@ -326,7 +326,18 @@ after ``(s, t, o)`` in each anchor point (``2 + d + 6`` entries), tied as the pa
 (:meth:`JunctionContactBlock._ties`: at the pair's radii, along its tied chord points'
 difference) wherever the pair would: so the row and the pair keep cancelling at a kink, with
 the moments on the pair's four rotations and their tangent. The row's own point (the node
-against the element) is still tied on the axes.
+against the element) ties the node's and the element's surface points: ``P + R_P a_P -
+x_A(t_a) - M_A(t_a) a_E - o`` (:func:`fembody.contact.share.node_surface`), ``a_P``
+carried by the node's own rotation ``R_P`` and ``a_E`` by the element's blend, tied to
+``-r_P n`` and ``r_E n`` (``n`` along ``P - x_A(t_a)``, the radii of the node's beam and
+the element's, :func:`fembody.contact.share.node_ties`) where the point opens or slips;
+the moments ``G^T f`` on the node's and the element's nodes' rotations and their exact
+tangent. The node's own rotation, not a blend: at a junction node both elements' blends
+are ``R_P`` (``M(1) = R_2``, ``M(0) = R_1``), so it is the vector either element pair
+carries at the node, and the row's point meets theirs at the wedge's faces. An opened
+point keeps zero vectors until it is read (:meth:`JunctionContactBlock._resolved`: most
+rows never press). The share rows take this point back where they take back the node's
+contact, on the same vectors.
 
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
@@ -357,7 +368,8 @@ from .line import point_part, ramp_lengths, switch, weight
 from .sections import tie
 from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, SecondPoint, _apex_notch, _bend, _fade,
-                    _own_distance, _own_step, _product, junction_blend, pair_point_friction,
+                    _own_distance, _own_step, _product, junction_blend, node_surface,
+                    node_surface_moment_tangent, node_ties, pair_point_friction,
                     view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
@@ -419,7 +431,8 @@ class JunctionContactBlock(ContactRows):
                  radius: np.ndarray, k: np.ndarray, labels, tol: np.ndarray | None = None,
                  closed: np.ndarray | None = None, pairs: np.ndarray | None = None,
                  friction: tuple | None = None, free: np.ndarray | None = None,
-                 pair_radii: np.ndarray | None = None) -> None:
+                 pair_radii: np.ndarray | None = None,
+                 node_radii: np.ndarray | None = None) -> None:
         self.nodes = np.asarray(nodes, dtype=np.int64)
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
@@ -504,6 +517,10 @@ class JunctionContactBlock(ContactRows):
         # pairs' block ties that pair's section vectors at (its ``radii``; 0: the axes')
         self._pair_radii = (np.zeros((len(self._both), 2, 2)) if pair_radii is None else
                             np.asarray(pair_radii, dtype=float).reshape(-1, 2, 2)[self._both])
+        # per row, the radii (of P's beam, of the element's) [m] its own point's section
+        # vectors are tied at (**Friction**, *At the surfaces*; 0: the axes' points)
+        self.node_radii = (np.zeros((len(self.dofs), 2)) if node_radii is None else
+                           np.asarray(node_radii, dtype=float).reshape(-1, 2))
         # per row of _both and pair, its line-weight ramp where free ends meet, from the same
         # reference nodes, radii and free ends as the element pairs' block (the pair's
         # second element's free ends and the first's ramp: :meth:`_pair_weight`)
@@ -1084,21 +1101,42 @@ class JunctionContactBlock(ContactRows):
             sliding[stale] = True
         node = mode == 0
         N = np.where(node, N, 0.0)
-        ca = self._anchor_coefficients(np.where(node, anchor[:, 1], 0.0))
-        w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:2 + d]
+        t_a = np.where(node, anchor[:, 1], 0.0)
+        ca = self._anchor_coefficients(t_a)
+        md = self.X[0].size
+        # at the surfaces (**Friction**): the node's and the element's tied section vectors
+        # carried by P's rotation and the element's blend (share.node_surface)
+        rot = self._tied_width > 0 and k > md
+        if rot:
+            anchor = self._resolved(anchor, h.x)
+            R3 = _rot_exp(x[:, md:md + 3 * d].reshape(n, 3, d))
+            v, Gv = node_surface(R3, t_a, anchor[:, 2 + d:])
+            # (the offset o - v, summed in the share rows' order: share._node_friction)
+            w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - (
+                anchor[:, 2:2 + d] - v)
+        else:
+            w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:2 + d]
         dw = None
         if tangent:
             dN = np.where(node[:, None], dN, 0.0)
             dw = np.zeros((n, d, k))
             for a in range(3):
                 dw[:, np.arange(d), a * d + np.arange(d)] = ca[:, a:a + 1]
+            if rot:
+                dw[:, :, md:md + 3 * d] = Gv
         c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
         F = np.zeros((n, k))
         F[:, :3 * d] = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 3 * d)
+        if rot:
+            F[:, md:md + 3 * d] = (c.f[:, None, :] @ Gv)[:, 0]      # G^T f: the moments
         K = None
         if tangent:
             K = np.zeros((n, k, k))
             K[:, :3 * d, :] = (ca[:, :, None, None] * c.K[:, None]).reshape(n, 3 * d, k)
+            if rot:
+                K[:, md:md + 3 * d, :] = np.swapaxes(Gv, 1, 2) @ c.K
+                K[:, md:md + 3 * d, md:md + 3 * d] += node_surface_moment_tangent(
+                    R3, t_a, anchor[:, 2 + d:], c.f)
         mir = np.flatnonzero(~node)
         if mir.size:
             Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
@@ -1188,20 +1226,29 @@ class JunctionContactBlock(ContactRows):
         a_B)`` of a block measuring at the surfaces (6), else none."""
         return 6 if self.surface and self.frictional else 0
 
-    def _ties(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
-        """The section vectors ``(n, 6)`` ``(a_A, a_B)`` the rows' points of the coded
-        parameters ``params (n, 2)`` (:meth:`_params`) tie at the gathered ``x``: a taken-back
-        pair's, as the element pairs' block ties them
+    def _ties(self, x: np.ndarray, params: np.ndarray, node: np.ndarray | None = None
+              ) -> np.ndarray:
+        """The section vectors ``(n, 6)`` the rows' points of the coded parameters ``params
+        (n, 2)`` (:meth:`_params`) tie at the gathered ``x``: a taken-back pair's ``(a_A,
+        a_B)``, as the element pairs' block ties them
         (:meth:`fembody.contact.beams.BeamContactBlock._tied`: the sections carry them to
         ``-r_A n`` and ``r_B n``, ``n`` along the tied chord points' difference, the pair's
-        own radii), so that the row and the pair keep cancelling; zero for the node contact
-        (the axes' points) and without rotations."""
+        own radii), so that the row and the pair keep cancelling; the node contact's ``(a_P,
+        a_E)`` (:func:`fembody.contact.share.node_ties`, the row's :attr:`node_radii`) on
+        the rows ``node`` (a mask; default None: all of them; the others zero, tied where
+        read: :meth:`_resolved`); zero without rotations."""
         n, d = len(params), self.dim
         out = np.zeros((n, 6))
         md = self.X[0].size
         if x.shape[1] == md:
             return out
         mode = _anchor_mode(params[:, 0])
+        nr = np.flatnonzero((mode == 0) & (True if node is None else node)
+                            & (self.node_radii > 0.0).any(axis=1))
+        if nr.size:
+            pos = (self.X[nr, :3].reshape(nr.size, -1) + x[nr, :3 * d]).reshape(nr.size, 3, d)
+            R = _rot_exp(x[nr, md:md + 3 * d].reshape(nr.size, 3, d))
+            out[nr] = node_ties(pos, params[nr, 1], R, self.node_radii[nr])
         at = np.full(len(self.X), -1)
         at[self._both] = np.arange(len(self._both))
         rows = np.flatnonzero((mode > 0) & (at >= 0))
@@ -1223,6 +1270,24 @@ class JunctionContactBlock(ContactRows):
         out[rows] = np.concatenate([tie(R[:, :2], s, -rA[:, None] * nrm),
                                     tie(R[:, 2:], t, rB[:, None] * nrm)], axis=1)
         return out
+
+    def _resolved(self, anchor: np.ndarray, hx: np.ndarray) -> np.ndarray:
+        """The first points' anchors ``anchor (n, 2 + d + 6)`` with the node contacts'
+        section vectors of the points opened at the accepted step of ``hx`` (its gathered
+        coordinates) tied there (:meth:`_ties`). An opened node point keeps zero vectors
+        until read (a tie at radii > 0 is never zero), as the share rows' pair points do
+        (:meth:`fembody.contact.share.CrossingShareBlock._resolved`): most rows of a bundle
+        never press, and :meth:`_after` ties the pressing ones alone (the same numbers: that
+        step's ``x`` and parameters)."""
+        d = self.dim
+        rows = np.flatnonzero((_anchor_mode(anchor[:, 0]) == 0)
+                              & ~anchor[:, 2 + d:].any(axis=1)
+                              & (self.node_radii > 0.0).any(axis=1))
+        if not rows.size:
+            return anchor
+        anchor = anchor.copy()
+        anchor[rows, 2 + d:] = self._take(rows)._ties(hx[rows], anchor[rows, :2])
+        return anchor
 
     def _reopened(self, x: np.ndarray, mode: np.ndarray) -> np.ndarray:
         """The anchors ``(n, 2 + d + tied)`` of the rows' points of kind ``mode`` opened anew
@@ -1278,9 +1343,15 @@ class JunctionContactBlock(ContactRows):
         keep = on & ~slipping                       # sticking points keep their anchors
         fresh = np.concatenate([params, -f / self.kt[:, None]], axis=1)
         fresh[~on, 2:] = 0.0
+        kept = _anchor_layout(history.anchor, d, tw)[0]
         if tw:
-            fresh = np.concatenate([fresh, self._ties(x, params)], axis=1)
-        first = np.where(keep[:, None], _anchor_layout(history.anchor, d, tw)[0], fresh)
+            # (the node points tied where they press: the open ones where read, _resolved)
+            fresh = np.concatenate([fresh, self._ties(x, params, on)], axis=1)
+            if keep.any():      # (a point opened at the last step sticks: tied there)
+                kept = kept.copy()
+                kept[keep] = self._take(np.flatnonzero(keep))._resolved(kept[keep],
+                                                                        history.x[keep])
+        first = np.where(keep[:, None], kept, fresh)
         on2 = two.N > 0.0
         fresh = np.concatenate([two.params, -two.f / self.kt[:, None]], axis=1)
         fresh[~on2, 2:] = 0.0
@@ -1445,7 +1516,8 @@ class JunctionContactBlock(ContactRows):
         row-wise), for :meth:`forces`."""
         sub = object.__new__(type(self))
         sub.__dict__.update(self.__dict__)
-        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs", "free"):
+        for name in ("nodes", "dofs", "X", "radius", "k", "tol", "closed", "pairs", "free",
+                     "node_radii"):
             setattr(sub, name, getattr(self, name)[rows])
         at = np.full(len(self), -1)
         at[self._both] = np.arange(len(self._both))

@@ -401,8 +401,14 @@ pair's four nodes' rotations after the eight nodes' translations (``dofs (n, 8 d
 and runs the pair's point friction as the pair does at the surfaces
 (:class:`fembody.contact.beams.BeamContactBlock`, "At the surfaces"), the section vectors
 after ``(s, t, o)`` in each anchor point, tied as the pair ties them
-(:meth:`CrossingShareBlock._ties`), so the take-back stays exact with the moments; the kink
-node's point stays on the axes (as the junction row's node contact it takes back).
+(:meth:`CrossingShareBlock._ties`), so the take-back stays exact with the moments. The
+kink node's point is the junction row's own point at the surfaces (:func:`node_surface`:
+the node's section vector carried by the node's own rotation, the element's by its blend,
+tied by :func:`node_ties` at the node's and the element's beams' radii, the pair's other
+element's and the junction's), so the block reads all eight nodes' rotations (``dofs (n,
+16 d)``: the element ``c -> f`` ends at a far node) and the take-back equals the
+junction row's point to round-off, tied where it is first read as the junction row ties
+an opened point (:meth:`CrossingShareBlock._node_resolved`).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
@@ -480,10 +486,13 @@ class CrossingShareBlock(ContactRows):
         self.dofs = np.asarray(dofs, dtype=np.int64)
         self.X = np.asarray(X, dtype=float)
         # a frictional block of spatial beams reads the pair's four nodes' rotations after
-        # the eight nodes' translations (``dofs (n, 8 d + 4 d)``): its friction measures at
-        # the surfaces as the pair's does (**Friction**), tied at the pair's radii ``(r_A,
-        # r_B)`` [m] (``pair_radii (n, 2)``; default None: 0, the axes' points)
-        self.surface = self.dofs.shape[1] == self.X[0].size + 4 * self.X.shape[2]
+        # the eight nodes' translations (``dofs (n, 8 d + 4 d)``), or all eight nodes'
+        # (``(n, 16 d)``, the builder's: the kink node's point reads its element's far
+        # node): its friction measures at the surfaces as the pair's does (**Friction**),
+        # tied at the pair's radii ``(r_A, r_B)`` [m] (``pair_radii (n, 2)``; default None:
+        # 0, the axes' points)
+        md = self.X[0].size
+        self.surface = self.dofs.shape[1] in (md + 4 * self.X.shape[2], 2 * md)
         self.pair_radii = (np.zeros((len(self.X), 2)) if pair_radii is None
                            else np.asarray(pair_radii, dtype=float).reshape(-1, 2))
         if self.X.ndim != 3 or self.X.shape[1] != 8 or self.nodes.shape != self.X.shape[:2]:
@@ -587,6 +596,36 @@ class CrossingShareBlock(ContactRows):
         first = first.copy()
         first[rows, 2 + d:] = self._ties(hx[rows], first[rows, :2], rows)
         return first
+
+    def _node_rotations(self, x: np.ndarray, slots) -> np.ndarray:
+        """The rotations ``(n, 3, 3, 3)`` of the row slots ``slots`` (the kink node ``p`` and
+        the neighbour's element ``c -> f``) from the gathered coordinates ``x`` of a block
+        reading all eight nodes' rotations."""
+        md, d = self.X[0].size, self.dim
+        idx = md + (np.asarray(slots)[:, None] * d + np.arange(d)).ravel()
+        return _rot_exp(x[:, idx].reshape(len(x), len(slots), d))
+
+    def _node_resolved(self, a2: np.ndarray, hx: np.ndarray, rows: np.ndarray, j: int,
+                       slots) -> np.ndarray:
+        """The kink node's points' anchors ``a2 (g, 2 + d + 6)`` of the rows ``rows`` at
+        junction ``j`` (node and element in ``slots``) with the section vectors ``(a_P,
+        a_E)`` of the points opened at the accepted step of ``hx`` (their gathered
+        coordinates) tied there (:func:`node_ties`, as the junction row of the node ties
+        its own point: ``p``'s radius is the pair's other element's, the element's its
+        beam's); opened points keep zero vectors until read (:meth:`_resolved`)."""
+        d = self.dim
+        ra, rb = self.pair_radii[rows].T
+        radii = np.column_stack([rb, ra] if j < 2 else [ra, rb])
+        sel = np.flatnonzero(~a2[:, 2 + d:].any(axis=1) & (radii > 0.0).any(axis=1))
+        if not sel.size:
+            return a2
+        a2 = a2.copy()
+        at = rows[sel]
+        p0 = (self.X[at] + self._translations(hx[sel]).reshape(
+            (sel.size,) + self.X.shape[1:]))[:, slots]
+        a2[sel, 2 + d:] = node_ties(p0, a2[sel, 1], self._node_rotations(hx[sel], slots),
+                                    radii[sel])
+        return a2
 
     def _translations(self, x: np.ndarray) -> np.ndarray:
         """The nodes' displacements ``(n, 8 d)`` [m] of the gathered coordinates ``x`` (a
@@ -1251,17 +1290,31 @@ class CrossingShareBlock(ContactRows):
                     a2[old, 1] = closest_node(p0[:, sp])[0][:, 0]
                     a2[old, 2:] = 0.0
                     sl2[old] = True
+                rot = tw > 0 and m == 2 * md
+                if rot:
+                    # at the surfaces (module docstring, "Friction"): the junction row's own
+                    # point, the same vectors (share.node_surface), tied where first read
+                    a2 = self._node_resolved(a2, h.x[rr], rr, j, sp)
+                    R3 = self._node_rotations(x[rr], sp)
+                    v, Gv = node_surface(R3, a2[:, 1], a2[:, 2 + d:])
                 g = rho - self.radius[rr]
                 kon = np.where(g < 0.0, self.k[rr], 0.0)
                 t_a = a2[:, 1]
                 ca = np.column_stack([np.ones(ns), t_a - 1.0, -t_a])
-                wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - a2[:, 2:2 + d]
+                if rot:
+                    wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - (a2[:, 2:2 + d] - v)
+                else:
+                    wv = np.einsum("pm,pmi->pi", ca, pos[rr][:, sp]) - a2[:, 2:2 + d]
                 dw = dn = dN = None
                 if tangent:
                     dw = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(
                         ns, d, 3 * d)
                     dn = hr[:, :d, :]
                     dN = -kon[:, None] * gr
+                    if rot:             # (the rotations' columns after the translations')
+                        dw = np.concatenate([dw, Gv], axis=2)
+                        dn = np.concatenate([dn, np.zeros_like(dn)], axis=2)
+                        dN = np.concatenate([dN, np.zeros_like(dN)], axis=1)
                 c2 = coulomb(wv, gr[:, :d], -kon * g, self.kt[rr], self.mu_s[rr],
                              self.mu_k[rr], sl2, dw, dn, dN)
                 # taken back where the row takes back the node's energy, else run alone
@@ -1270,12 +1323,32 @@ class CrossingShareBlock(ContactRows):
                 F3 = (ca[:, :, None] * c2.f[:, None, :]).reshape(ns, 3 * d)
                 K3 = None
                 if tangent:
-                    K3 = (ca[:, :, None, None] * c2.K[:, None]).reshape(ns, 3 * d, 3 * d)
+                    K3 = (ca[:, :, None, None] * c2.K[:, None, :, :3 * d]).reshape(
+                        ns, 3 * d, 3 * d)
                 _, Fl, Kl = _lift((wt, F3, K3), sp, md // d, d)
                 F[rr, :md] -= wt[:, None] * Fl
                 if tangent:
                     K[rr, :md, :md] -= (wt[:, None, None] * Kl
                                         + Fl[:, :, None] * (on[:, None] * ap[1])[:, None, :])
+                if rot:
+                    # the moments G^T f on the three nodes' rotations, and their rows and
+                    # columns of the tangent (the slots are three distinct nodes)
+                    ri = md + (np.asarray(sp)[:, None] * d + np.arange(d)).ravel()
+                    ti = ri - md
+                    M3 = (c2.f[:, None, :] @ Gv)[:, 0]
+                    F[rr[:, None], ri] -= wt[:, None] * M3
+                    if tangent:
+                        Kr = np.swapaxes(Gv, 1, 2) @ c2.K                 # (ns, 9, 6 d)
+                        Kr[:, :, 3 * d:] += node_surface_moment_tangent(R3, t_a,
+                                                                        a2[:, 2 + d:], c2.f)
+                        r3 = rr[:, None, None]
+                        K[r3, ri[:, None], ri[None, :]] -= wt[:, None, None] * Kr[:, :, 3 * d:]
+                        K[r3, ri[:, None], ti[None, :]] -= wt[:, None, None] * Kr[:, :, :3 * d]
+                        K[r3, ti[:, None], ri[None, :]] -= wt[:, None, None] * (
+                            ca[:, :, None, None] * c2.K[:, None, :, 3 * d:]).reshape(
+                                ns, 3 * d, 3 * d)
+                        K[r3, ri[:, None], np.arange(md)[None, :]] -= (
+                            M3[:, :, None] * (on[:, None] * ap[1])[:, None, :])
                 two.f[rr], two.slipping[rr], two.ds[rr] = c2.f, c2.slipping, c2.ds
                 two.stored[rr] = -wt * c2.stored
                 two.params[rr] = np.column_stack([np.full(ns, mark), t])
@@ -1486,6 +1559,54 @@ def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.n
             K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
                 R[:, 2:], t, tail[:, d + 3:d + 6], c.f)
     return F4, K4, c
+
+
+def node_surface(R: np.ndarray, t: np.ndarray, a: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The surface points' part of a node's contact with an element at the surfaces: ``v =
+    R_P a_P - M_E(t) a_E (n, 3)`` [m] and ``G = dv/dTheta (n, 3, 9)`` on the material
+    rotation increments of ``(P, e0, e1)``, from their rotations ``R (n, 3, 3, 3)``, the
+    element's parameter ``t (n,)`` and the tied vectors ``a (n, 6)`` = ``(a_P, a_E)``
+    (:func:`node_ties`). The node's section is carried by the node's own rotation ``R_P``:
+    at a junction node both elements' blends are ``R_P`` (``M(1) = R_2``, ``M(0) =
+    R_1``), so the node's vector is what either element pair carries at the node, and a
+    node of two elements has no blend of its own to take; the element's by its blend
+    (:mod:`fembody.contact.sections`). What the junction rows' own point
+    (:meth:`fembody.contact.junction.JunctionContactBlock._frictions`) and the share rows'
+    take-back of it (:meth:`CrossingShareBlock._frictions`) both carry."""
+    RP = R[:, [0, 0]]
+    vP, GP = carried(RP, np.zeros(len(t)), a[:, :3])
+    vE, GE = carried(R[:, 1:], t, a[:, 3:])
+    return vP - vE, np.concatenate([GP[:, :, :3], -GE], axis=2)
+
+
+def node_surface_moment_tangent(R: np.ndarray, t: np.ndarray, a: np.ndarray, f: np.ndarray
+                                ) -> np.ndarray:
+    """The derivative ``(n, 9, 9)`` of the moments ``G^T f`` of :func:`node_surface` on the
+    material rotation increments of ``(P, e0, e1)`` at a fixed force ``f (n, 3)`` [N]
+    (:func:`fembody.contact.sections.carried_moment_tangent`: the node's block by its own
+    rotation, the element's by its blend, with the sign of ``v``)."""
+    out = np.zeros((len(t), 9, 9))
+    out[:, :3, :3] = carried_moment_tangent(R[:, [0, 0]], np.zeros(len(t)), a[:, :3], f)[
+        :, :3, :3]
+    out[:, 3:, 3:] = -carried_moment_tangent(R[:, 1:], t, a[:, 3:], f)
+    return out
+
+
+def node_ties(pos: np.ndarray, t: np.ndarray, R: np.ndarray, radii: np.ndarray
+              ) -> np.ndarray:
+    """The section vectors ``(n, 6)`` = ``(a_P, a_E)`` a node's contact with an element ties
+    at the node and element positions ``pos (n, 3, 3)`` [m] = ``(P, e0, e1)``, the element's
+    parameter ``t (n,)`` and the rotations ``R (n, 3, 3, 3)``: carried to ``-r_P n`` (by
+    ``R_P``) and ``r_E n`` (by the element's blend at ``t``), ``n`` along ``P - x_E(t)``
+    (``e_z`` where they meet), as the element pairs tie theirs (radii ``radii (n, 2)`` =
+    ``(r_P, r_E)`` [m]; 0: the axes' points)."""
+    dv = pos[:, 0] - ((1.0 - t)[:, None] * pos[:, 1] + t[:, None] * pos[:, 2])
+    nn = np.linalg.norm(dv, axis=1)
+    nrm = np.where(nn[:, None] > 0.0, dv / np.where(nn > 0.0, nn, 1.0)[:, None],
+                   np.array([0.0, 0.0, 1.0]))
+    return np.concatenate([tie(R[:, [0, 0]], np.zeros(len(t)), -radii[:, :1] * nrm),
+                           tie(R[:, 1:], t, radii[:, 1:] * nrm)], axis=1)
 
 
 def share_rows(model, contacts: list) -> tuple[tuple, list]:

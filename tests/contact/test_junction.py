@@ -304,20 +304,35 @@ def _on_kink(pull: float):
 def test_junction_friction_holds_a_beam_on_a_kink_up_to_mu_n():
     """A pulled along its axis by 1 N while pressed by 10 N on the kink (only the junction
     row touches, its normal force 10 N / cos(atan(0.1))): it sticks, held by the row's
-    tangential spring, A moving k_t^-1 1 N farther than B's node (to 1e-3); pulled by 4 N
-    > mu 10 N it has no equilibrium (the static run stops). Without friction at the
-    junction rows A was not held at all."""
+    tangential spring, A's surface point that touched moving k_t^-1 1 N farther than B's
+    node's (to 1e-3): the friction is measured at the surfaces, and B's node, free, turns
+    under the friction's moment (its surface point ``-R n0``, ``n0`` from A's axis to the
+    node at the reference, carried by the node's rotation; A's sections do not turn). On
+    the axes' measure (e9ce03e) the node's translation was held instead (2.2 % farther at
+    the surfaces). Pulled by 4 N > mu 10 N it has no equilibrium (the static run stops).
+    Without friction at the junction rows A was not held at all."""
     m, a, b1 = _on_kink(1.0)
     system = m.compile()
     jb = [b for b in system.beam_contact_blocks if type(b).__name__ == "JunctionContactBlock"]
     assert len(jb) == 1 and jb[0] in system.friction_blocks
     res = fb.static(m, steps=2)
-    slip = res.displacement(a.first)[-1][1] - res.displacement(b1.last)[-1][1]
+    z0 = math.sqrt((2 * R * (1.0 - 1e-12)) ** 2 - 2e-3 ** 2)
+    n0 = -np.array([2e-3, 0.0, z0]) / (2 * R * (1.0 - 1e-12))
+    node = (res.displacement(b1.last)[-1]
+            + (np.asarray(res.rotation(b1.last)[-1]) - np.eye(3)) @ (-R * n0))
+    slip = res.displacement(a.first)[-1][1] - node[1]
     np.testing.assert_allclose(slip, 1.0 / K, rtol=1e-3)
     # the normal from P to A's axis leans by atan(2 mm / 20 mm) from the vertical (the
-    # supports of A take its x part): N = 10 N sqrt(1 + 0.1^2)
+    # supports of A take its x part): N = 10 N sqrt(1 + 0.1^2) on the axes' measure; at the
+    # surfaces the normal turns as A presses in (by beta from the reference n0) and the
+    # surface points that touched, tied at -R n0 and R n0, part by the tangential part of
+    # -2R n0: a sticking spring force k_t of it leaning in the xz plane, so A's balance in
+    # z is N n_z - f_z = -10 N (e9ce03e: 10.05 N, 1 % above this one)
+    jb = jb[0]
+    nrm = jb.gaps(system.pose(jb, res.q[-1]))[2][0, :3]
+    wt = -2 * R * (n0 - (n0 @ nrm) * nrm)
     F = res.contacts.fields["normal_force"][-1]
-    np.testing.assert_allclose(F.sum(), 10.0 * math.sqrt(1.01), rtol=1e-3)
+    np.testing.assert_allclose(F.sum(), (-10.0 + K * wt[2]) / nrm[2], rtol=1e-3)
     m, _, _ = _on_kink(4.0)
     with pytest.raises(fb.ConvergenceError):
         fb.static(m, steps=2, max_cuts=2)
@@ -329,7 +344,12 @@ def test_a_beam_sliding_over_a_kink_stops_by_junction_friction():
     gravity, mu 0.3: the friction impulse is mu times the normal one, and the normal force
     is sqrt(1.01) times A's vertical contact force (it leans by atan(0.1); A's supports take
     the x part), so while A slides v0 - v_y(t) = mu sqrt(1.01) (g t + v_z(t) - v_z(0))
-    (A's momentum; within 1e-3 v0, measured 6e-5); it stops, friction having dissipated its
+    (A's momentum; within 1e-3 v0, measured 3.6e-4 at the surfaces, 6e-5 on the axes'
+    measure of e9ce03e) while v_y is above 0.2 v0: A bounces on the node (N from 0.4 to 19
+    N), the normal turning with the penetration, so the surface points that touched also
+    slip across A (about the normal's turn times 2 R) and near the stop, where the slip
+    along y is of that order, the friction is no longer along y (1.2e-3 v0 from 0.05 v0 on;
+    on the axes the turn was not felt); it stops, friction having dissipated its
     kinetic energy (within 1 %, measured 0.9994; the rest: the tangential spring's
     elastic slip), and the energy balance closes to 1e-3 of it (measured 1.2e-5). With
     frictionless junction rows A slid on."""
@@ -355,7 +375,8 @@ def test_a_beam_sliding_over_a_kink_stops_by_junction_friction():
     vy, vz = (0.5 * (res.velocity(a.first)[:, i] + res.velocity(a.last)[:, i]) for i in (1, 2))
     stop = int(np.argmax(vy < 1e-2 * v0))
     assert 0 < stop < len(vy) - 1
-    sl = slice(0, stop)
+    sl = vy > 0.2 * v0
+    assert sl[:stop].sum() > 0.5 * stop
     pred = mu * math.sqrt(1.01) * (9.81 * res.time + vz - vz[0])
     assert np.abs((v0 - vy)[sl] - pred[sl]).max() < 1e-3 * v0
     e = res.energy

@@ -748,7 +748,8 @@ def test_share_takes_back_the_pairs_friction_at_the_surfaces(slip):
     anchor (to 1e-12), its ties are the pair block's (``BeamContactBlock._tied``, to 1e-12
     R), and its tangent on translations and rotations matches central differences of its
     forces, the rotations perturbed by material increments (1e-6). (On 69a252d the share
-    block reads no rotations: its DOFs are the eight nodes' translations.)"""
+    block reads no rotations: its DOFs are the eight nodes' translations; since jn0-33 it
+    reads all eight nodes' rotations, the far nodes' for the kink node's point.)"""
     from fembody.contact.beams import BeamContactBlock
     from fembody.contact.friction import History
     from fembody.contact.line import NG
@@ -756,11 +757,12 @@ def test_share_takes_back_the_pairs_friction_at_the_surfaces(slip):
     mu = 0.3
     pair, i, xp, hp, shr, r, xs, hs = _sliding_tip(mu, slip)
     sub = shr._take(r)
-    assert sub.dofs.shape[1] == 36 and sub.surface
+    assert sub.dofs.shape[1] == 48 and sub.surface      # (the eight nodes' rotations)
     radii = np.array([[0.8 * R, 1.2 * R]])
     sub.pair_radii = radii
     x = xs[r].copy()
-    x[:, 24:] = 0.03 * np.random.default_rng(5).normal(size=(1, 12))
+    x[:, 24:36] = 0.03 * np.random.default_rng(5).normal(size=(1, 12))
+    x[:, 36:] = 0.03 * np.random.default_rng(7).normal(size=(1, 12))  # (the far nodes')
     pc = np.r_[np.arange(12), 24 + np.arange(12)]
     pb = BeamContactBlock("crossing", np.zeros((1, 4), int), np.zeros((1, 24), int),
                           sub.X[:, :4], sub.radius, sub.k, ["pair"],
@@ -783,5 +785,5 @@ def test_share_takes_back_the_pairs_friction_at_the_surfaces(slip):
     assert not np.delete(Fs, pc, axis=1).any()
     np.testing.assert_allclose(sub._ties(x, z), _pair_tied(pb, x[:, pc], z), atol=1e-12 * R)
     f, _, Kt = sub.live_forces(x, True, h)
-    assert Kt.shape == (1, 36, 36) and np.abs(Kt[:, :, 24:]).max() > 0.0
+    assert Kt.shape == (1, 48, 48) and np.abs(Kt[:, :, 24:]).max() > 0.0
     assert_tangent_with_rotations(lambda y: sub.live_forces(y, False, h)[0], x, Kt, 24)
