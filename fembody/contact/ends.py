@@ -232,7 +232,7 @@ from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
-from .sections import carried, carried_moment_tangent, carried_planar
+from .sections import carried, carried_moment_tangent, carried_planar, tie
 from ..rotations import exp as _rot_exp
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
@@ -930,7 +930,7 @@ class EndElementBlock(ContactRows):
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, friction: tuple | None = None,
-                 pair: tuple | None = None) -> None:
+                 pair: tuple | None = None, node_radius: np.ndarray | None = None) -> None:
         slots = np.asarray(slots, dtype=np.int64)
         dofs = np.asarray(dofs, dtype=np.int64)
         X = np.asarray(X, dtype=float)
@@ -941,7 +941,9 @@ class EndElementBlock(ContactRows):
                                  f"included; got {X.shape[1]}")
             d = X.shape[2]
             slots = np.concatenate([slots, slots[:, [A0, A1]]], axis=1)
-            dofs = np.concatenate([dofs, dofs[:, A0 * d:(A1 + 1) * d]], axis=1)
+            # (at the surfaces the rotations' columns stay last)
+            dofs = np.concatenate([dofs[:, :4 * d], dofs[:, A0 * d:(A1 + 1) * d],
+                                   dofs[:, 4 * d:]], axis=1)
             X = np.concatenate([X, X[:, [A0, A1]]], axis=1)
         self.slots = slots
         self.nodes = self.slots
@@ -962,12 +964,44 @@ class EndElementBlock(ContactRows):
         self._sw = np.concatenate([np.arange(d) + d * j for j in (UE, PE, A0, A1)])
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         self._friction_args = friction
+        self.node_radius = None if node_radius is None else np.asarray(node_radius, float)
+        # friction at the sections' surface points: rows whose DOFs end with the rotation
+        # vectors of p, a0 and a1 (module docstring "Friction")
+        self.surface = (self.frictional and self.node_radius is not None
+                        and self.dofs.shape[1] > self.X[0].size)
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
-            # anchored at the end's projection on the element, no offset
+            # anchored at the end's projection on the element, no offset (at the surfaces
+            # the section vectors of the points that touch there)
             t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
-            self.history0 = History.open(np.column_stack([t0, np.zeros((len(t0), d))]),
-                                         np.zeros(self.dofs.shape)).frozen()
+            anchor = np.column_stack([t0, np.zeros((len(t0), d))])
+            x0 = np.zeros(self.dofs.shape)
+            if self.surface:
+                anchor = np.concatenate([anchor, self._tie(x0, anchor[:, 0])], axis=1)
+            self.history0 = History.open(anchor, x0).frozen()
+
+    def _rotations(self, x: np.ndarray) -> np.ndarray:
+        """At the surfaces: the rotations ``(n, 3, 3, 3)`` of ``p``, ``a0`` and ``a1`` from
+        the rotation vectors after the displacements in ``x``."""
+        md = self.X[0].size
+        return _rot_exp(x[:, md:md + 9].reshape(len(x), 3, 3))
+
+    def _tie(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """At the surfaces: the section vectors ``(n, 6)`` ``(a_p, a_A)`` that reach the
+        points that touch where the end's closest point on the element is at the chord
+        parameter ``t (n,)``, at the gathered ``x``: ``v_p = -r_p n`` carried by ``p``'s
+        rotation and ``v_A = r_A n`` by the blend of ``a0``'s and ``a1``'s at ``t``
+        (:func:`fembody.contact.sections.tie`), ``n`` the unit ``p - x_A(t)`` (``e_z`` where
+        the two meet)."""
+        pos = self.positions(x)
+        r = pos[:, PE] - pos[:, A0] - t[:, None] * (pos[:, A1] - pos[:, A0])
+        rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+        nv = np.where((rho > 0.0)[:, None], r / np.where(rho > 0.0, rho, 1.0)[:, None],
+                      np.array([0.0, 0.0, 1.0]))
+        R = self._rotations(x)
+        vp = -self.node_radius[:, :1] * nv
+        return np.concatenate([np.einsum("nji,nj->ni", R[:, 0], vp),
+                               tie(R[:, 1:], t, self.node_radius[:, 1:] * nv)], axis=1)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``g (n,)`` [m] of each free end to its element, whether the row is in its zone
@@ -1041,6 +1075,7 @@ class EndElementBlock(ContactRows):
         to ``Lam`` with :attr:`pair`, :func:`_pair_weight`; ``S_c`` the row's share against
         its partner at ``a_c``, :meth:`_share`), its gradient ``(n, 6 d)`` and (``tangent``)
         Hessian."""
+        x = x[:, :self.X[0].size]   # (the rotations at the surfaces: not read)
         pos = self.positions(x)
         if self.pair is not None:
             w, G, H = _pair_weight(pos, self.pair, tangent)
@@ -1155,6 +1190,7 @@ class EndElementBlock(ContactRows):
         weight (:meth:`_weight`: the point weight and the shares against the partners across
         a concave junction) above zero. Where the compiled screen (:meth:`candidates`)
         keeps no row, none (the tests below are not run)."""
+        x = x[:, :self.X[0].size]   # (the rotations at the surfaces: not read)
         flat = np.ascontiguousarray(x, dtype=float).reshape(-1)
         if not self.candidates(flat, np.arange(flat.size).reshape(x.shape)).size:
             return np.zeros(0, dtype=np.int64)
@@ -1179,14 +1215,19 @@ class EndElementBlock(ContactRows):
                                self.ends[rows], self.partner[rows],
                                self.radius[rows], self.k[rows], self._labels, self.tol[rows],
                                None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
-                               _take_pair(self.pair, rows))
+                               _take_pair(self.pair, rows),
+                               None if self.node_radius is None else self.node_radius[rows])
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
         internal force [N]) and (``tangent``) Hessian of rows that all touch; and for the
         friction the normal force ``(1 - lam) k (-g)`` ``(n,)`` [N], the normal ``(n, d)``
         (the gap's gradient in ``p``) and (``tangent``) their derivatives ``(n, d, 4 d)``,
-        ``(n, 4 d)`` (else None)."""
+        ``(n, 4 d)`` (else None); at the surfaces (rotations after the displacements in
+        ``x``) the gradients padded with zeros on the rotations, which the normal part does
+        not read."""
+        k, md = x.shape[1], self.X[0].size
+        x = x[:, :md]
         g, _, G, H = self.gaps(x, tangent)
         w, gw, hw = self._weight(x, tangent)
         d = self.dim
@@ -1201,6 +1242,12 @@ class EndElementBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, PE * d:(PE + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - (self.k * g)[:, None] * gw
+        if k > md:
+            pad = ((0, 0), (0, k - md))
+            f = np.pad(f, pad)
+            if tangent:
+                K = np.pad(K, ((0, 0), (0, k - md), (0, k - md)))
+                dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, k - md))), np.pad(dN, pad)
         return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
@@ -1211,21 +1258,34 @@ class EndElementBlock(ContactRows):
         the rows' normal forces, normals and (``tangent``) their derivatives
         (:meth:`_energy`): the spring ``w = p - x_A(t_a) - o`` between the end and the
         element's material point ``t_a``, acting on them with the coefficients ``(1, -(1 -
-        t_a), -t_a)``."""
+        t_a), -t_a)``; at the surfaces ``w = p + R_p a_p - x_A(t_a) - M_A(t_a) a_A - o``
+        between the sections' tied points, with the moments on the rotations of ``p``,
+        ``a0`` and ``a1`` (the module docstring, "Friction")."""
         h = self.history0 if history is None else history
         pos = self.positions(x)
         n, m = x.shape
-        d = self.dim
+        d, md = self.dim, self.X[0].size
         ta = h.anchor[:, 0]
         coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
         slots = (PE, A0, A1)
         wv = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
-              - h.anchor[:, 1:])
+              - h.anchor[:, 1:1 + d])
+        if self.surface:
+            # the tied section vectors carried: p's by its rotation (s = 0), the element's
+            # by the blend of its nodes' at t_a (fembody.contact.sections.carried)
+            R = self._rotations(x)
+            vp, Gp = carried(R[:, [0, 0]], np.zeros(n), h.anchor[:, 1 + d:4 + d])
+            vA, GA = carried(R[:, 1:], ta, h.anchor[:, 4 + d:7 + d])
+            Gp = Gp[:, :, :3]
+            wv = wv + vp - vA
+            rp, rA = slice(md, md + 3), slice(md + 3, md + 9)
         dw = None
         if tangent:
             dw = np.zeros((n, d, m))
             for c, sl in enumerate(slots):
                 dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
+            if self.surface:
+                dw[:, :, rp], dw[:, :, rA] = Gp, -GA
         c = coulomb(wv, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         K = np.zeros((n, m, m)) if tangent else None
@@ -1233,6 +1293,18 @@ class EndElementBlock(ContactRows):
             F[:, sl * d:(sl + 1) * d] = coef[:, j, None] * c.f
             if tangent:
                 K[:, sl * d:(sl + 1) * d, :] = coef[:, j, None, None] * c.K
+        if self.surface:
+            # the moments G^T T on the material increments, and their tangent: G^T dT/dX
+            # and their own derivative at fixed T (fembody.contact.sections)
+            F[:, rp] = np.einsum("nij,ni->nj", Gp, c.f)
+            F[:, rA] = -np.einsum("nij,ni->nj", GA, c.f)
+            if tangent:
+                K[:, rp, :] = np.einsum("nij,nik->njk", Gp, c.K)
+                K[:, rA, :] = -np.einsum("nij,nik->njk", GA, c.K)
+                K[:, rp, rp] += carried_moment_tangent(R[:, [0, 0]], np.zeros(n),
+                                                       h.anchor[:, 1 + d:4 + d], c.f)[:, :3, :3]
+                K[:, rA, rA] -= carried_moment_tangent(R[:, 1:], ta, h.anchor[:, 4 + d:7 + d],
+                                                       c.f)
         return F, K, c
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
@@ -1256,6 +1328,8 @@ class EndElementBlock(ContactRows):
             slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
         t = closest_node(self.positions(x)[:, [PE, A0, A1]])[0]
         fresh = np.column_stack([t, -T / self.kt[:, None]])
+        if self.surface:
+            fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
@@ -1423,8 +1497,19 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
         own = np.column_stack([np.where(ends, UE, PE), np.where(ends, PE, UE)])
         other = np.tile([A0, A1], (len(rows), 1))
         order = np.where(mine[:, None], np.hstack([own, other]), np.hstack([other, own]))
+        friction = _friction_of(names)
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        dofs, radius = None, None
+        rdofs = node_dofs[ids[:, [PE, A0, A1]]][:, :, nd:nd + 3]
+        if np.any(friction[0] > 0.0) and rdofs.shape[2] == 3 and (rdofs >= 0).all():
+            # friction at the surfaces: the DOFs end with p's, a0's and a1's rotations
+            dofs = np.concatenate([node_dofs[ids][:, :, :nd].reshape(len(ids), -1),
+                                   rdofs.reshape(len(ids), 9)], axis=1)
+            radius = np.array([node_radii(nm[0], ids[i, [PE, A0]])
+                               for i, nm in enumerate(names)])
         out.append(_rows_block(EndElementBlock, rows, names, pos, node_dofs, nd,
-                               _friction_of(names), _pair_of(rows, order, pos, free)))
+                               friction, _pair_of(rows, order, pos, free), radius,
+                               dofs=dofs))
     return out
 
 

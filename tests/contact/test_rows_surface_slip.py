@@ -137,7 +137,6 @@ def test_planar_free_end_turned_on_a_free_end_is_held_by_friction():
     assert abs(F[sys.dof(end, "rz")] / (KT * R * R * np.sin(PHI)) - 1.0) < 1e-6
 
 
-@pytest.mark.xfail(strict=True, reason="end rows tie the axes' points (issue 33 item 3b)")
 def test_spatial_free_end_turned_on_an_element_is_held_by_friction():
     """Spatial: A standing along z with its tip (the end sphere, A's last node) pressed by
     DELTA on the inside of B's element (B along x; fembody.contact.ends.EndElementBlock)
