@@ -342,9 +342,11 @@ class BeamContactBlock(ContactRows):
     measure. The spatial junction and share rows that take back a pair's friction
     (:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`) run it at the surfaces
     too, on the same section vectors tied the same way, so the two cancel at a kink as on
-    the axes (a kink of the reference or one that forms in a run). The spatial end rows
-    and a junction node's contact with an element (the junction rows' own point and the
-    share rows' kink node point) still tie the axes' points.
+    the axes (a kink of the reference or one that forms in a run). The free-end rows
+    (:mod:`fembody.contact.ends`, "Friction": node pairs and an end against an element's
+    inside) measure at the surfaces too; a junction node's contact with an element (the
+    junction rows' own point and the share rows' kink node point) still ties the axes'
+    points.
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node

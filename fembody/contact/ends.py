@@ -216,8 +216,20 @@ partner) reads the translations alone and reaches the friction through the norma
 ``N`` (the cone). A spatial end-on-element row ties the end to the element's material
 point ``x_A(t_a)`` instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the
 junction rows keep theirs (:mod:`fembody.contact.junction`), the force acting on the
-element's nodes with the coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
-the partner's anchor is its own, open until then: its friction starts afresh, as a junction
+element's nodes with the coefficients ``(1 - t_a, t_a)``; with rotations it measures at the
+surfaces too: its DOFs end with the rotation vectors of ``p``, ``a0`` and ``a1``, and it
+ties ``w = p + R_p a_p - x_A(t_a) - M_A(t_a) a_A - o``, the end's section vector carried
+by ``p``'s rotation and the element's by the blend ``M_A(t_a) = (1 - t_a) R_{a0} + t_a
+R_{a1}`` of its nodes' (:mod:`fembody.contact.sections`), ``a_p``, ``a_A`` tied where the
+anchor is made (``v_p = -r_p n``, ``v_A = r_A n``, ``n`` the unit ``p - x_A(t_a)``: the
+points that touch), the anchor ``(t_a, o, a_p, a_A)`` (``o = -T / k_t`` as on the axes:
+the gap's normal part is not felt); the moments ``G^T T`` act on the three nodes' material
+rotation increments with their exact tangent, and the normal part, the weight and the
+screen read the translations alone (so the System's screen index keeps the block's idle
+skip and deferred after-step update). A tip turned in place on an element is held (``k_t
+r sin phi``), an end rolling on it slips the cycloid's third-order slip along it and
+nothing round it. Where an end row yields to its partner (the concave side) the
+partner's anchor is its own, open until then: its friction starts afresh, as a junction
 row's does when the element pair it takes back changes.
 """
 from __future__ import annotations
@@ -915,7 +927,11 @@ class EndElementBlock(ContactRows):
     its element pair's ``(a0, a1, b0, b1)`` among ``(p, u, a0, a1, ...)`` (A the pair's
     first element), B's free ends and A's ramps ``(n, 2)``; with it the point weight is ``1 -
     Lam`` of that pair and parallel overlapping ends are held once (module docstring, "Where
-    free ends meet"; default None: ``1 - lam``). ``strain_energy``
+    free ends meet"; default None: ``1 - lam``). ``node_radius`` (optional) ``(n, 2)`` the
+    section radii of the end and of the element [m]: with it a frictional block whose
+    ``dofs`` end with the rotation vectors of ``p``, ``a0`` and ``a1`` (``(n, 6 d + 9)``)
+    measures the slip at the sections' surface points (module docstring, "Friction";
+    default None: on the axes). ``strain_energy``
     (of :class:`fembody.contact.rows.ContactRows`) gives per row the penalty energy ``(1 -
     Lam) S_0 S_1 k/2 max(-g, 0)^2`` [J] of the live rows (``Lam = lam`` without ``pair``)."""
 
