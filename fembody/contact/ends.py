@@ -985,16 +985,26 @@ class EndElementBlock(ContactRows):
         # vectors of p, a0 and a1 (module docstring "Friction")
         self.surface = (self.frictional and self.node_radius is not None
                         and self.dofs.shape[1] > self.X[0].size)
+        self._history0 = None
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
-            # anchored at the end's projection on the element, no offset (at the surfaces
-            # the section vectors of the points that touch there)
+
+    @property
+    def history0(self) -> History:
+        """A frictional block's reference history: anchored at the ends' projections on the
+        elements, no offset (at the surfaces the section vectors of the points that touch
+        there), every row open. Made on first use (the blocks of some rows that
+        :meth:`_take` makes at each evaluation take their rows of it instead)."""
+        if not self.frictional:
+            raise AttributeError("EndElementBlock.history0: a frictionless block has none")
+        if self._history0 is None:
             t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
-            anchor = np.column_stack([t0, np.zeros((len(t0), d))])
+            anchor = np.column_stack([t0, np.zeros((len(t0), self.dim))])
             x0 = np.zeros(self.dofs.shape)
             if self.surface:
                 anchor = np.concatenate([anchor, self._tie(x0, anchor[:, 0])], axis=1)
-            self.history0 = History.open(anchor, x0).frozen()
+            self._history0 = History.open(anchor, x0).frozen()
+        return self._history0
 
     def _rotations(self, x: np.ndarray) -> np.ndarray:
         """At the surfaces: the rotations ``(n, 3, 3, 3)`` of ``p``, ``a0`` and ``a1`` from
@@ -1227,12 +1237,15 @@ class EndElementBlock(ContactRows):
         """The rows ``rows`` alone (their partners kept as flags: a row's share is computed
         from its own nodes)."""
         fr = self._friction_args
-        return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
-                               self.ends[rows], self.partner[rows],
-                               self.radius[rows], self.k[rows], self._labels, self.tol[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
-                               _take_pair(self.pair, rows),
-                               None if self.node_radius is None else self.node_radius[rows])
+        sub = EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
+                              self.ends[rows], self.partner[rows],
+                              self.radius[rows], self.k[rows], self._labels, self.tol[rows],
+                              None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                              _take_pair(self.pair, rows),
+                              None if self.node_radius is None else self.node_radius[rows])
+        if self.frictional:     # (this block's, made once: read-only views)
+            sub._history0 = History(*(a[rows] for a in self.history0))
+        return sub
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
