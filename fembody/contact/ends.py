@@ -245,7 +245,7 @@ from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distan
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
 from .sections import carried, carried_moment_tangent, carried_planar, tie
-from ..rotations import exp as _rot_exp
+from ..rotations import exp as _rot_exp, log as _rot_log
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -1341,7 +1341,8 @@ class EndElementBlock(ContactRows):
         energy [J] the step's slip dissipated and the energy of the tangential springs at
         ``x`` [J] (as :meth:`EndContactBlock.advance`): a sticking row keeps its anchor, a
         slipping or open one is anchored at the end's current projection ``t`` with the
-        offset ``-T / k_t`` (open: 0)."""
+        offset ``-T / k_t`` (open: 0), at the surfaces with the section vectors of the points
+        that touch there; the moments' work over the rotations' material increments."""
         n, m = x.shape
         d = self.dim
         F, T = np.zeros((n, m)), np.zeros((n, d))
@@ -1361,7 +1362,19 @@ class EndElementBlock(ContactRows):
             fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        dx = x - history.x
+        if self.surface:
+            # the moments act on the material increments: the rotations' step is log(R_0^T
+            # R), not the rotation vectors' difference (2 pi off where a vector crosses pi,
+            # as an end rolling along an element does); rows without a force at either end
+            # add nothing
+            r = np.flatnonzero(F.any(axis=1) | history.force.any(axis=1))
+            if r.size:
+                md = self.X[0].size
+                R0 = _rot_exp(history.x[r, md:].reshape(len(r), 3, 3))
+                R1 = _rot_exp(x[r, md:].reshape(len(r), 3, 3))
+                dx[r, md:] = _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), 9)
+        work = 0.5 * float(np.sum((F + history.force) * dx))
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 

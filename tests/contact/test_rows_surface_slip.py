@@ -745,3 +745,40 @@ def test_spatial_end_on_element_resumed_run_equals_the_uninterrupted_one(tmp_pat
     res = fb.resume(path, _upright_slider)
     assert res.stats["status"] == "finished"
     same(full, res)
+
+
+def test_spatial_end_on_element_slip_work_is_that_of_the_material_increments():
+    """A step of the end-on-element row from A's tip pressed and turned by PHI to turned by
+    0.02 rad (it slips: MU N along -x), advanced from the reference history: the energy the
+    step dissipates and the springs hold are the same (1e-9) when the whole pair is first
+    turned rigidly by pi - 0.005 rad about y, so that the tip's rotation vector crosses pi
+    in the step (the moments' work is taken over the material increments ``log(R_0^T
+    R_1)``; the rotation vectors' difference is 2 pi off there). The dissipation is
+    positive and below MU N times the surface point's travel R (0.02 - PHI)."""
+    sys, A, B, blk = _spatial_tip_on_element()
+    n, md = len(blk), blk.X[0].size
+    z = np.zeros(3)
+    x0, r = _element_state(sys, A, blk, np.array([0.0, 0.0, -DELTA]),
+                           (np.array([0.0, PHI, 0.0]), z, z))
+    x1, _ = _element_state(sys, A, blk, np.array([0.0, 0.0, -DELTA]),
+                           (np.array([0.0, 0.02, 0.0]), z, z))
+
+    def turned(x, Q):
+        y = x.copy()
+        y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) - blk.X).reshape(n, md)
+        y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, 3, 3))).reshape(n, 9)
+        return y
+
+    out = []
+    Qs = (np.eye(3), _exp(np.array([0.0, np.pi - 0.005, 0.0])))
+    for Q in Qs:
+        y0, y1 = turned(x0, Q), turned(x1, Q)
+        h, _, _ = blk.advance(y0, blk.history0)
+        _, dissipated, stored = blk.advance(y1, h)
+        out.append((dissipated, stored))
+    rv = turned(x1, Qs[1])[r, md:md + 3]                   # (the tip's vector wrapped)
+    assert abs(np.linalg.norm(rv) - (np.pi - 0.015)) < 1e-9 and rv[1] < 0.0, rv
+    (d0, s0), (d1, s1) = out
+    mu_n = MU * K * DELTA
+    assert 0.0 < d0 < mu_n * R * (0.02 - PHI), (d0, mu_n * R * (0.02 - PHI))
+    assert abs(d1 - d0) < 1e-9 * d0 and abs(s1 - s0) < 1e-9 * s0, (d0, d1, s0, s1)
