@@ -654,7 +654,7 @@ class EndContactBlock(ContactRows):
         md = self.X[0].size
         fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:] if self.surface else None, T)
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = _work(F, x, history, md if self.surface and d == 3 else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -734,6 +734,25 @@ class EndContactBlock(ContactRows):
         named by the row's label."""
         return _end_cone_points(self, x, history,
                                 lambda sub, xl: sub._normal(xl, False)[2:4])
+
+
+def _work(F: np.ndarray, x: np.ndarray, history: History, md: int | None) -> float:
+    """The friction forces' work [J] over the step from ``history``'s state to ``x (n, k)``
+    with the forces ``F (n, k)`` [N, N m] at its end, by the trapezoidal rule; with ``md``
+    (spatial rows at the surfaces: the rotation vectors of ``(k - md) / 3`` nodes after
+    ``md`` displacements) the moments' over the material increments ``log(R_0^T R_1)`` they
+    act on, not the rotation vectors' difference (2 pi off where a vector crosses pi, as an
+    end rolling on the other beam does), for the rows with a force at either end of the
+    step (the others add nothing)."""
+    dx = x - history.x
+    if md is not None:
+        r = np.flatnonzero(F.any(axis=1) | history.force.any(axis=1))
+        if r.size:
+            shape = (len(r), (x.shape[1] - md) // 3, 3)
+            R0 = _rot_exp(history.x[r, md:].reshape(shape))
+            R1 = _rot_exp(x[r, md:].reshape(shape))
+            dx[r, md:] = _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), -1)
+    return 0.5 * float(np.sum((F + history.force) * dx))
 
 
 def _end_cone_points(block, x: np.ndarray, history: History, normal) -> ConePoints:
@@ -1362,19 +1381,7 @@ class EndElementBlock(ContactRows):
             fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        dx = x - history.x
-        if self.surface:
-            # the moments act on the material increments: the rotations' step is log(R_0^T
-            # R), not the rotation vectors' difference (2 pi off where a vector crosses pi,
-            # as an end rolling along an element does); rows without a force at either end
-            # add nothing
-            r = np.flatnonzero(F.any(axis=1) | history.force.any(axis=1))
-            if r.size:
-                md = self.X[0].size
-                R0 = _rot_exp(history.x[r, md:].reshape(len(r), 3, 3))
-                R1 = _rot_exp(x[r, md:].reshape(len(r), 3, 3))
-                dx[r, md:] = _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), 9)
-        work = 0.5 * float(np.sum((F + history.force) * dx))
+        work = _work(F, x, history, self.X[0].size if self.surface else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 

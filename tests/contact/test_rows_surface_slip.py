@@ -747,6 +747,29 @@ def test_spatial_end_on_element_resumed_run_equals_the_uninterrupted_one(tmp_pat
     same(full, res)
 
 
+def _step_energies(blk, x0: np.ndarray, x1: np.ndarray, r: int, Q: np.ndarray):
+    """The energies ``(dissipated, stored)`` [J] of an end block's step from ``x0`` to
+    ``x1`` (``(n, k)``: translations, then rotation vectors) advanced from its reference
+    history, with the whole pair first turned rigidly by ``Q``; and row ``r``'s rotation
+    vectors ``(3 m,)`` at the step's end."""
+    n, md = len(blk), blk.X[0].size
+    nr = (x0.shape[1] - md) // 3
+
+    def turned(x):
+        y = x.copy()
+        y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) - blk.X).reshape(n, md)
+        y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, nr, 3))).reshape(n, 3 * nr)
+        return y
+
+    y0, y1 = turned(x0), turned(x1)
+    h, _, _ = blk.advance(y0, blk.history0)
+    _, dissipated, stored = blk.advance(y1, h)
+    return dissipated, stored, y1[r, md:]
+
+
+WRAP = _exp(np.array([0.0, np.pi - 0.005, 0.0]))    # turns p's vector through pi in the step
+
+
 def test_spatial_end_on_element_slip_work_is_that_of_the_material_increments():
     """A step of the end-on-element row from A's tip pressed and turned by PHI to turned by
     0.02 rad (it slips: MU N along -x), advanced from the reference history: the energy the
@@ -756,29 +779,35 @@ def test_spatial_end_on_element_slip_work_is_that_of_the_material_increments():
     R_1)``; the rotation vectors' difference is 2 pi off there). The dissipation is
     positive and below MU N times the surface point's travel R (0.02 - PHI)."""
     sys, A, B, blk = _spatial_tip_on_element()
-    n, md = len(blk), blk.X[0].size
     z = np.zeros(3)
     x0, r = _element_state(sys, A, blk, np.array([0.0, 0.0, -DELTA]),
                            (np.array([0.0, PHI, 0.0]), z, z))
     x1, _ = _element_state(sys, A, blk, np.array([0.0, 0.0, -DELTA]),
                            (np.array([0.0, 0.02, 0.0]), z, z))
-
-    def turned(x, Q):
-        y = x.copy()
-        y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) - blk.X).reshape(n, md)
-        y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, 3, 3))).reshape(n, 9)
-        return y
-
-    out = []
-    Qs = (np.eye(3), _exp(np.array([0.0, np.pi - 0.005, 0.0])))
-    for Q in Qs:
-        y0, y1 = turned(x0, Q), turned(x1, Q)
-        h, _, _ = blk.advance(y0, blk.history0)
-        _, dissipated, stored = blk.advance(y1, h)
-        out.append((dissipated, stored))
-    rv = turned(x1, Qs[1])[r, md:md + 3]                   # (the tip's vector wrapped)
+    d0, s0, _ = _step_energies(blk, x0, x1, r, np.eye(3))
+    d1, s1, rv = _step_energies(blk, x0, x1, r, WRAP)
+    rv = rv[:3]                                         # (p's: the tip's vector wrapped)
     assert abs(np.linalg.norm(rv) - (np.pi - 0.015)) < 1e-9 and rv[1] < 0.0, rv
-    (d0, s0), (d1, s1) = out
+    mu_n = MU * K * DELTA
+    assert 0.0 < d0 < mu_n * R * (0.02 - PHI), (d0, mu_n * R * (0.02 - PHI))
+    assert abs(d1 - d0) < 1e-9 * d0 and abs(s1 - s0) < 1e-9 * s0, (d0, d1, s0, s1)
+
+
+def test_spatial_end_pair_slip_work_is_that_of_the_material_increments():
+    """The same for the spatial free end on a free end (:func:`_spatial_tip_on_end`, the
+    node pair's rows of fembody.contact.ends.EndContactBlock): A's tip pressed and turned
+    from PHI to 0.02 rad about y, slipping; the pair turned by pi - 0.005 rad first
+    dissipates the same (1e-9). On e9ce03e the turned pair's step "dissipates" a 2 pi
+    error: it fails there (the rotation vectors' difference)."""
+    sys, A, B, blk = _spatial_tip_on_end()
+    z = np.zeros(3)
+    x0, r = _spatial_state(blk, np.array([0.0, 0.0, -DELTA]), np.array([0.0, PHI, 0.0]), z)
+    x1, _ = _spatial_state(blk, np.array([0.0, 0.0, -DELTA]), np.array([0.0, 0.02, 0.0]), z)
+    from fembody.contact.ends import P
+    d0, s0, _ = _step_energies(blk, x0, x1, r, np.eye(3))
+    d1, s1, rv = _step_energies(blk, x0, x1, r, WRAP)
+    rv = rv[:3] if np.isclose(blk.X[r, P, 2], 2 * R) else rv[3:]     # (the tip's, wrapped)
+    assert abs(np.linalg.norm(rv) - (np.pi - 0.015)) < 1e-9 and rv[1] < 0.0, rv
     mu_n = MU * K * DELTA
     assert 0.0 < d0 < mu_n * R * (0.02 - PHI), (d0, mu_n * R * (0.02 - PHI))
     assert abs(d1 - d0) < 1e-9 * d0 and abs(s1 - s0) < 1e-9 * s0, (d0, d1, s0, s1)
