@@ -554,12 +554,7 @@ class EndContactBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, P * d:(P + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
-        if k > md:
-            pad = ((0, 0), (0, k - md))
-            f = np.pad(f, pad)
-            if tangent:
-                K = np.pad(K, ((0, 0), (0, k - md), (0, k - md)))
-                dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, k - md))), np.pad(dN, pad)
+        f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return f, K, -w * kg, G[:, P * d:(P + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
@@ -734,6 +729,21 @@ class EndContactBlock(ContactRows):
         named by the row's label."""
         return _end_cone_points(self, x, history,
                                 lambda sub, xl: sub._normal(xl, False)[2:4])
+
+
+def _padded(extra: int, f: np.ndarray, K, dn, dN):
+    """The normal part's forces ``(n, m)``, stiffness, normal's and normal force's
+    derivatives (the last three None without the tangent) of an end block's rows padded
+    with ``extra`` zero columns (rows at the surfaces: the rotations after the
+    displacements, which the normal part does not read); unchanged where ``extra`` is 0."""
+    if extra <= 0:
+        return f, K, dn, dN
+    pad = ((0, 0), (0, extra))
+    f = np.pad(f, pad)
+    if K is not None:
+        K = np.pad(K, ((0, 0), (0, extra), (0, extra)))
+        dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, extra))), np.pad(dN, pad)
+    return f, K, dn, dN
 
 
 def _work(F: np.ndarray, x: np.ndarray, history: History, md: int | None) -> float:
@@ -1290,12 +1300,7 @@ class EndElementBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, PE * d:(PE + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - (self.k * g)[:, None] * gw
-        if k > md:
-            pad = ((0, 0), (0, k - md))
-            f = np.pad(f, pad)
-            if tangent:
-                K = np.pad(K, ((0, 0), (0, k - md), (0, k - md)))
-                dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, k - md))), np.pad(dN, pad)
+        f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,

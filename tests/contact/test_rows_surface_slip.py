@@ -445,21 +445,8 @@ def test_spatial_end_rows_tangent_on_material_increments(turn):
     assert sys.pose(blk, sys.q0).shape[1] == 24
     f, live, Kl = blk.live_forces(x, True)
     assert list(live) == [r]
-    k, md, h = x.shape[1], blk.X[0].size, 1e-9
-    fd = np.zeros((k, k))
-    for j in range(k):
-        xp, xm = x.copy(), x.copy()
-        if j < md:
-            xp[r, j] += h
-            xm[r, j] -= h
-        else:
-            e = np.zeros(3)
-            e[(j - md) % 3] = h
-            sl = slice(md + 3 * ((j - md) // 3), md + 3 * ((j - md) // 3) + 3)
-            xp[r, sl], xm[r, sl] = _log(_exp(x[r, sl]) @ _exp(e)), _log(_exp(x[r, sl])
-                                                                        @ _exp(-e))
-        fd[:, j] = (blk.forces(xp, None, False)[0][r] - blk.forces(xm, None, False)[0][r]) / (
-            2 * h)
+    md = blk.X[0].size
+    fd = _material_differences(blk, x, r)
     rot = np.abs(fd[:, md:]).max()
     assert rot > 0.0
     assert np.abs(Kl[0] - fd).max() < 1e-6 * np.abs(fd).max(), np.abs(Kl[0] - fd).max()
@@ -492,10 +479,7 @@ def test_spatial_end_pair_moved_rigidly_changes_no_slip():
                           np.zeros(3))
     n, md = len(blk), blk.X[0].size
     Q = _exp(np.array([0.3, -0.5, 0.4]))
-    c = np.array([0.01, -0.02, 0.03])
-    y = x.copy()
-    y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) + c - blk.X).reshape(n, md)
-    y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, 2, 3))).reshape(n, 6)
+    y = _moved_rigidly(blk, x, Q, np.array([0.01, -0.02, 0.03]))
     f0, f1 = blk.forces(x, None, False)[0], blk.forces(y, None, False)[0]
     scale = np.abs(f0).max()
     assert np.abs(f0[r, md:]).max() > 0.1 * KT * R * R * PHI     # (the turned tip's moment)
@@ -653,10 +637,7 @@ def test_spatial_end_on_element_moved_rigidly_changes_no_slip():
                            np.array([-1e-3, 0.0, 0.0])))
     n, md = len(blk), blk.X[0].size
     Q = _exp(np.array([0.3, -0.5, 0.4]))
-    c = np.array([0.01, -0.02, 0.03])
-    y = x.copy()
-    y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) + c - blk.X).reshape(n, md)
-    y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, 3, 3))).reshape(n, 9)
+    y = _moved_rigidly(blk, x, Q, np.array([0.01, -0.02, 0.03]))
     f0, f1 = blk.forces(x, None, False)[0], blk.forces(y, None, False)[0]
     scale = np.abs(f0).max()
     assert np.abs(f0[r, md:md + 3]).max() > 0.1 * KT * R * R * PHI  # (the turned tip's)
@@ -747,21 +728,25 @@ def test_spatial_end_on_element_resumed_run_equals_the_uninterrupted_one(tmp_pat
     same(full, res)
 
 
+def _moved_rigidly(blk, x: np.ndarray, Q: np.ndarray, c=0.0) -> np.ndarray:
+    """An end block's gathered ``x (n, k)`` (translations, then rotation vectors) with
+    every row's nodes turned rigidly by ``Q`` about the origin and shifted by ``c`` [m],
+    their rotations ``Q R``."""
+    n, md = len(blk), blk.X[0].size
+    nr = (x.shape[1] - md) // 3
+    y = x.copy()
+    y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) + c - blk.X).reshape(n, md)
+    y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, nr, 3))).reshape(n, 3 * nr)
+    return y
+
+
 def _step_energies(blk, x0: np.ndarray, x1: np.ndarray, r: int, Q: np.ndarray):
     """The energies ``(dissipated, stored)`` [J] of an end block's step from ``x0`` to
     ``x1`` (``(n, k)``: translations, then rotation vectors) advanced from its reference
     history, with the whole pair first turned rigidly by ``Q``; and row ``r``'s rotation
     vectors ``(3 m,)`` at the step's end."""
-    n, md = len(blk), blk.X[0].size
-    nr = (x0.shape[1] - md) // 3
-
-    def turned(x):
-        y = x.copy()
-        y[:, :md] = (np.einsum("ij,nmj->nmi", Q, blk.positions(x)) - blk.X).reshape(n, md)
-        y[:, md:] = _log(Q @ _exp(x[:, md:].reshape(n, nr, 3))).reshape(n, 3 * nr)
-        return y
-
-    y0, y1 = turned(x0), turned(x1)
+    md = blk.X[0].size
+    y0, y1 = _moved_rigidly(blk, x0, Q), _moved_rigidly(blk, x1, Q)
     h, _, _ = blk.advance(y0, blk.history0)
     _, dissipated, stored = blk.advance(y1, h)
     return dissipated, stored, y1[r, md:]
