@@ -941,10 +941,12 @@ class EndElementBlock(ContactRows):
     ``(p, u, a0, a1, b0, b1)``: the free end, its neighbour along its beam (for the zone and
     the line weight), the element's two nodes and the far nodes of the partners' elements at
     ``a0`` and ``a1`` (for the shares on a concave side; ``a0``, ``a1`` repeated where there is
-    no partner). Rows without partners may be given with the first four slots alone.
+    no partner). Rows without partners may be given with the first four slots alone. A
+    frictional block measured at the surfaces reads the rotations of ``p``, ``a0`` and
+    ``a1`` too, after the translations (``node_radius`` below).
 
     ``slots (n, 6)`` the node ids (also ``nodes``);
-    ``dofs (n, 6 d)``; ``X (n, 6, d)`` the reference
+    ``dofs (n, 6 d)`` (at the surfaces ``(n, 6 d + 9)``); ``X (n, 6, d)`` the reference
     positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
