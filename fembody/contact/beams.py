@@ -342,11 +342,12 @@ class BeamContactBlock(ContactRows):
     measure. The spatial junction and share rows that take back a pair's friction
     (:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`) run it at the surfaces
     too, on the same section vectors tied the same way, so the two cancel at a kink as on
-    the axes (a kink of the reference or one that forms in a run). A junction node's
-    contact with an element (the junction rows' own point and the share rows' kink node
-    point) ties the node's section by the node's own rotation and the element's by its
-    blend (:func:`fembody.contact.share.node_surface`). The spatial end rows still tie the
-    axes' points.
+    the axes (a kink of the reference or one that forms in a run). The free-end rows
+    (:mod:`fembody.contact.ends`, "Friction": node pairs and an end against an element's
+    inside) measure at the surfaces too, and a junction node's contact with an element (the
+    junction rows' own point and the share rows' kink node point) ties the node's section by
+    the node's own rotation and the element's by its blend
+    (:func:`fembody.contact.share.node_surface`).
 
     **Sides** (planar pairs). A planar pair's gap is signed by the side of the element's
     chord its node belongs on (:func:`signed`): a Newton iterate that carries the node

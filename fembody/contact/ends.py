@@ -216,8 +216,20 @@ partner) reads the translations alone and reaches the friction through the norma
 ``N`` (the cone). A spatial end-on-element row ties the end to the element's material
 point ``x_A(t_a)`` instead, ``w = p - x_A(t_a) - o``, with the anchor ``(t_a, o)`` as the
 junction rows keep theirs (:mod:`fembody.contact.junction`), the force acting on the
-element's nodes with the coefficients ``(1 - t_a, t_a)``. Where an end row yields to its partner (the concave side)
-the partner's anchor is its own, open until then: its friction starts afresh, as a junction
+element's nodes with the coefficients ``(1 - t_a, t_a)``; with rotations it measures at the
+surfaces too: its DOFs end with the rotation vectors of ``p``, ``a0`` and ``a1``, and it
+ties ``w = p + R_p a_p - x_A(t_a) - M_A(t_a) a_A - o``, the end's section vector carried
+by ``p``'s rotation and the element's by the blend ``M_A(t_a) = (1 - t_a) R_{a0} + t_a
+R_{a1}`` of its nodes' (:mod:`fembody.contact.sections`), ``a_p``, ``a_A`` tied where the
+anchor is made (``v_p = -r_p n``, ``v_A = r_A n``, ``n`` the unit ``p - x_A(t_a)``: the
+points that touch), the anchor ``(t_a, o, a_p, a_A)`` (``o = -T / k_t`` as on the axes:
+the gap's normal part is not felt); the moments ``G^T T`` act on the three nodes' material
+rotation increments with their exact tangent, and the normal part, the weight and the
+screen read the translations alone (so the System's screen index keeps the block's idle
+skip and deferred after-step update). A tip turned in place on an element is held (``k_t
+r sin phi``), an end rolling on it slips the cycloid's third-order slip along it and
+nothing round it. Where an end row yields to its partner (the concave side) the
+partner's anchor is its own, open until then: its friction starts afresh, as a junction
 row's does when the element pair it takes back changes.
 """
 from __future__ import annotations
@@ -232,8 +244,8 @@ from .friction import History, coulomb
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
-from .sections import carried, carried_moment_tangent, carried_planar
-from ..rotations import exp as _rot_exp
+from .sections import carried, carried_moment_tangent, carried_planar, tie
+from ..rotations import exp as _rot_exp, log as _rot_log
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -542,12 +554,7 @@ class EndContactBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, P * d:(P + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - kg[:, None] * gw
-        if k > md:
-            pad = ((0, 0), (0, k - md))
-            f = np.pad(f, pad)
-            if tangent:
-                K = np.pad(K, ((0, 0), (0, k - md), (0, k - md)))
-                dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, k - md))), np.pad(dN, pad)
+        f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return f, K, -w * kg, G[:, P * d:(P + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
@@ -642,7 +649,7 @@ class EndContactBlock(ContactRows):
         md = self.X[0].size
         fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:] if self.surface else None, T)
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = _work(F, x, history, md if self.surface and d == 3 else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -722,6 +729,40 @@ class EndContactBlock(ContactRows):
         named by the row's label."""
         return _end_cone_points(self, x, history,
                                 lambda sub, xl: sub._normal(xl, False)[2:4])
+
+
+def _padded(extra: int, f: np.ndarray, K, dn, dN):
+    """The normal part's forces ``(n, m)``, stiffness, normal's and normal force's
+    derivatives (the last three None without the tangent) of an end block's rows padded
+    with ``extra`` zero columns (rows at the surfaces: the rotations after the
+    displacements, which the normal part does not read); unchanged where ``extra`` is 0."""
+    if extra <= 0:
+        return f, K, dn, dN
+    pad = ((0, 0), (0, extra))
+    f = np.pad(f, pad)
+    if K is not None:
+        K = np.pad(K, ((0, 0), (0, extra), (0, extra)))
+        dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, extra))), np.pad(dN, pad)
+    return f, K, dn, dN
+
+
+def _work(F: np.ndarray, x: np.ndarray, history: History, md: int | None) -> float:
+    """The friction forces' work [J] over the step from ``history``'s state to ``x (n, k)``
+    with the forces ``F (n, k)`` [N, N m] at its end, by the trapezoidal rule; with ``md``
+    (spatial rows at the surfaces: the rotation vectors of ``(k - md) / 3`` nodes after
+    ``md`` displacements) the moments' over the material increments ``log(R_0^T R_1)`` they
+    act on, not the rotation vectors' difference (2 pi off where a vector crosses pi, as an
+    end rolling on the other beam does), for the rows with a force at either end of the
+    step (the others add nothing)."""
+    dx = x - history.x
+    if md is not None:
+        r = np.flatnonzero(F.any(axis=1) | history.force.any(axis=1))
+        if r.size:
+            shape = (len(r), (x.shape[1] - md) // 3, 3)
+            R0 = _rot_exp(history.x[r, md:].reshape(shape))
+            R1 = _rot_exp(x[r, md:].reshape(shape))
+            dx[r, md:] = _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), -1)
+    return 0.5 * float(np.sum((F + history.force) * dx))
 
 
 def _end_cone_points(block, x: np.ndarray, history: History, normal) -> ConePoints:
@@ -900,10 +941,12 @@ class EndElementBlock(ContactRows):
     ``(p, u, a0, a1, b0, b1)``: the free end, its neighbour along its beam (for the zone and
     the line weight), the element's two nodes and the far nodes of the partners' elements at
     ``a0`` and ``a1`` (for the shares on a concave side; ``a0``, ``a1`` repeated where there is
-    no partner). Rows without partners may be given with the first four slots alone.
+    no partner). Rows without partners may be given with the first four slots alone. A
+    frictional block measured at the surfaces reads the rotations of ``p``, ``a0`` and
+    ``a1`` too, after the translations (``node_radius`` below).
 
     ``slots (n, 6)`` the node ids (also ``nodes``);
-    ``dofs (n, 6 d)``; ``X (n, 6, d)`` the reference
+    ``dofs (n, 6 d)`` (at the surfaces ``(n, 6 d + 9)``); ``X (n, 6, d)`` the reference
     positions [m]; ``ends (n,)`` whether ``p``'s element runs ``u -> p`` (True) or ``p -> u``;
     ``partner (n, 2)`` the row of the same ``p`` against the element next to this one at
     ``a0`` (column 0) and at ``a1`` (column 1), -1 where there is none; ``radius (n,)`` the
@@ -915,7 +958,11 @@ class EndElementBlock(ContactRows):
     its element pair's ``(a0, a1, b0, b1)`` among ``(p, u, a0, a1, ...)`` (A the pair's
     first element), B's free ends and A's ramps ``(n, 2)``; with it the point weight is ``1 -
     Lam`` of that pair and parallel overlapping ends are held once (module docstring, "Where
-    free ends meet"; default None: ``1 - lam``). ``strain_energy``
+    free ends meet"; default None: ``1 - lam``). ``node_radius`` (optional) ``(n, 2)`` the
+    section radii of the end and of the element [m]: with it a frictional block whose
+    ``dofs`` end with the rotation vectors of ``p``, ``a0`` and ``a1`` (``(n, 6 d + 9)``)
+    measures the slip at the sections' surface points (module docstring, "Friction";
+    default None: on the axes). ``strain_energy``
     (of :class:`fembody.contact.rows.ContactRows`) gives per row the penalty energy ``(1 -
     Lam) S_0 S_1 k/2 max(-g, 0)^2`` [J] of the live rows (``Lam = lam`` without ``pair``)."""
 
@@ -930,7 +977,7 @@ class EndElementBlock(ContactRows):
     def __init__(self, slots: np.ndarray, dofs: np.ndarray, X: np.ndarray, ends: np.ndarray,
                  partner: np.ndarray, radius: np.ndarray, k: np.ndarray, labels,
                  tol: np.ndarray | None = None, friction: tuple | None = None,
-                 pair: tuple | None = None) -> None:
+                 pair: tuple | None = None, node_radius: np.ndarray | None = None) -> None:
         slots = np.asarray(slots, dtype=np.int64)
         dofs = np.asarray(dofs, dtype=np.int64)
         X = np.asarray(X, dtype=float)
@@ -941,7 +988,9 @@ class EndElementBlock(ContactRows):
                                  f"included; got {X.shape[1]}")
             d = X.shape[2]
             slots = np.concatenate([slots, slots[:, [A0, A1]]], axis=1)
-            dofs = np.concatenate([dofs, dofs[:, A0 * d:(A1 + 1) * d]], axis=1)
+            # (at the surfaces the rotations' columns stay last)
+            dofs = np.concatenate([dofs[:, :4 * d], dofs[:, A0 * d:(A1 + 1) * d],
+                                   dofs[:, 4 * d:]], axis=1)
             X = np.concatenate([X, X[:, [A0, A1]]], axis=1)
         self.slots = slots
         self.nodes = self.slots
@@ -962,12 +1011,54 @@ class EndElementBlock(ContactRows):
         self._sw = np.concatenate([np.arange(d) + d * j for j in (UE, PE, A0, A1)])
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         self._friction_args = friction
+        self.node_radius = None if node_radius is None else np.asarray(node_radius, float)
+        # friction at the sections' surface points: rows whose DOFs end with the rotation
+        # vectors of p, a0 and a1 (module docstring "Friction")
+        self.surface = (self.frictional and self.node_radius is not None
+                        and self.dofs.shape[1] > self.X[0].size)
+        self._history0 = None
         if self.frictional:
             self.mu_s, self.mu_k, self.kt = (np.asarray(a, dtype=float) for a in friction)
-            # anchored at the end's projection on the element, no offset
+
+    @property
+    def history0(self) -> History:
+        """A frictional block's reference history: anchored at the ends' projections on the
+        elements, no offset (at the surfaces the section vectors of the points that touch
+        there), every row open. Made on first use (the blocks of some rows that
+        :meth:`_take` makes at each evaluation take their rows of it instead)."""
+        if not self.frictional:
+            raise AttributeError("EndElementBlock.history0: a frictionless block has none")
+        if self._history0 is None:
             t0 = closest_node(self.X[:, [PE, A0, A1]])[0]
-            self.history0 = History.open(np.column_stack([t0, np.zeros((len(t0), d))]),
-                                         np.zeros(self.dofs.shape)).frozen()
+            anchor = np.column_stack([t0, np.zeros((len(t0), self.dim))])
+            x0 = np.zeros(self.dofs.shape)
+            if self.surface:
+                anchor = np.concatenate([anchor, self._tie(x0, anchor[:, 0])], axis=1)
+            self._history0 = History.open(anchor, x0).frozen()
+        return self._history0
+
+    def _rotations(self, x: np.ndarray) -> np.ndarray:
+        """At the surfaces: the rotations ``(n, 3, 3, 3)`` of ``p``, ``a0`` and ``a1`` from
+        the rotation vectors after the displacements in ``x``."""
+        md = self.X[0].size
+        return _rot_exp(x[:, md:md + 9].reshape(len(x), 3, 3))
+
+    def _tie(self, x: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """At the surfaces: the section vectors ``(n, 6)`` ``(a_p, a_A)`` that reach the
+        points that touch where the end's closest point on the element is at the chord
+        parameter ``t (n,)``, at the gathered ``x``: ``v_p = -r_p n`` carried by ``p``'s
+        rotation and ``v_A = r_A n`` by the blend of ``a0``'s and ``a1``'s at ``t``
+        (:func:`fembody.contact.sections.tie`), ``n`` the unit ``p - x_A(t)`` (``e_z`` where
+        the two meet)."""
+        pos = self.positions(x)
+        r = pos[:, PE] - pos[:, A0] - t[:, None] * (pos[:, A1] - pos[:, A0])
+        rho = np.sqrt(np.einsum("ni,ni->n", r, r))
+        nv = np.where((rho > 0.0)[:, None], r / np.where(rho > 0.0, rho, 1.0)[:, None],
+                      np.array([0.0, 0.0, 1.0]))
+        R = self._rotations(x)
+        vp = -self.node_radius[:, :1] * nv
+        return np.concatenate([np.einsum("nji,nj->ni", R[:, 0], vp),
+                               tie(R[:, 1:], t, self.node_radius[:, 1:] * nv)], axis=1)
 
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``g (n,)`` [m] of each free end to its element, whether the row is in its zone
@@ -1041,6 +1132,7 @@ class EndElementBlock(ContactRows):
         to ``Lam`` with :attr:`pair`, :func:`_pair_weight`; ``S_c`` the row's share against
         its partner at ``a_c``, :meth:`_share`), its gradient ``(n, 6 d)`` and (``tangent``)
         Hessian."""
+        x = x[:, :self.X[0].size]   # (the rotations at the surfaces: not read)
         pos = self.positions(x)
         if self.pair is not None:
             w, G, H = _pair_weight(pos, self.pair, tangent)
@@ -1155,6 +1247,7 @@ class EndElementBlock(ContactRows):
         weight (:meth:`_weight`: the point weight and the shares against the partners across
         a concave junction) above zero. Where the compiled screen (:meth:`candidates`)
         keeps no row, none (the tests below are not run)."""
+        x = x[:, :self.X[0].size]   # (the rotations at the surfaces: not read)
         flat = np.ascontiguousarray(x, dtype=float).reshape(-1)
         if not self.candidates(flat, np.arange(flat.size).reshape(x.shape)).size:
             return np.zeros(0, dtype=np.int64)
@@ -1175,18 +1268,26 @@ class EndElementBlock(ContactRows):
         """The rows ``rows`` alone (their partners kept as flags: a row's share is computed
         from its own nodes)."""
         fr = self._friction_args
-        return EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
-                               self.ends[rows], self.partner[rows],
-                               self.radius[rows], self.k[rows], self._labels, self.tol[rows],
-                               None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
-                               _take_pair(self.pair, rows))
+        sub = EndElementBlock(self.slots[rows], self.dofs[rows], self.X[rows],
+                              self.ends[rows], self.partner[rows],
+                              self.radius[rows], self.k[rows], self._labels, self.tol[rows],
+                              None if fr is None else tuple(np.asarray(a)[rows] for a in fr),
+                              _take_pair(self.pair, rows),
+                              None if self.node_radius is None else self.node_radius[rows])
+        if self.frictional:     # (this block's, made once: read-only views)
+            sub._history0 = History(*(a[rows] for a in self.history0))
+        return sub
 
     def _energy(self, x: np.ndarray, tangent: bool):
         """Energy ``(1 - lam) k/2 g^2`` ``(n,)`` [J], its gradient ``(n, 4 d)`` (the
         internal force [N]) and (``tangent``) Hessian of rows that all touch; and for the
         friction the normal force ``(1 - lam) k (-g)`` ``(n,)`` [N], the normal ``(n, d)``
         (the gap's gradient in ``p``) and (``tangent``) their derivatives ``(n, d, 4 d)``,
-        ``(n, 4 d)`` (else None)."""
+        ``(n, 4 d)`` (else None); at the surfaces (rotations after the displacements in
+        ``x``) the gradients padded with zeros on the rotations, which the normal part does
+        not read."""
+        k, md = x.shape[1], self.X[0].size
+        x = x[:, :md]
         g, _, G, H = self.gaps(x, tangent)
         w, gw, hw = self._weight(x, tangent)
         d = self.dim
@@ -1201,6 +1302,7 @@ class EndElementBlock(ContactRows):
                  + fp[:, :, None] * gw[:, None, :] + Wp[:, None, None] * hw)
             dn = H[:, PE * d:(PE + 1) * d, :]
             dN = -(self.k * w)[:, None] * G - (self.k * g)[:, None] * gw
+        f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
 
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
@@ -1211,21 +1313,34 @@ class EndElementBlock(ContactRows):
         the rows' normal forces, normals and (``tangent``) their derivatives
         (:meth:`_energy`): the spring ``w = p - x_A(t_a) - o`` between the end and the
         element's material point ``t_a``, acting on them with the coefficients ``(1, -(1 -
-        t_a), -t_a)``."""
+        t_a), -t_a)``; at the surfaces ``w = p + R_p a_p - x_A(t_a) - M_A(t_a) a_A - o``
+        between the sections' tied points, with the moments on the rotations of ``p``,
+        ``a0`` and ``a1`` (the module docstring, "Friction")."""
         h = self.history0 if history is None else history
         pos = self.positions(x)
         n, m = x.shape
-        d = self.dim
+        d, md = self.dim, self.X[0].size
         ta = h.anchor[:, 0]
         coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
         slots = (PE, A0, A1)
         wv = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
-              - h.anchor[:, 1:])
+              - h.anchor[:, 1:1 + d])
+        if self.surface:
+            # the tied section vectors carried: p's by its rotation (s = 0), the element's
+            # by the blend of its nodes' at t_a (fembody.contact.sections.carried)
+            R = self._rotations(x)
+            vp, Gp = carried(R[:, [0, 0]], np.zeros(n), h.anchor[:, 1 + d:4 + d])
+            vA, GA = carried(R[:, 1:], ta, h.anchor[:, 4 + d:7 + d])
+            Gp = Gp[:, :, :3]
+            wv = wv + vp - vA
+            rp, rA = slice(md, md + 3), slice(md + 3, md + 9)
         dw = None
         if tangent:
             dw = np.zeros((n, d, m))
             for c, sl in enumerate(slots):
                 dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
+            if self.surface:
+                dw[:, :, rp], dw[:, :, rA] = Gp, -GA
         c = coulomb(wv, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         K = np.zeros((n, m, m)) if tangent else None
@@ -1233,6 +1348,18 @@ class EndElementBlock(ContactRows):
             F[:, sl * d:(sl + 1) * d] = coef[:, j, None] * c.f
             if tangent:
                 K[:, sl * d:(sl + 1) * d, :] = coef[:, j, None, None] * c.K
+        if self.surface:
+            # the moments G^T T on the material increments, and their tangent: G^T dT/dX
+            # and their own derivative at fixed T (fembody.contact.sections)
+            F[:, rp] = np.einsum("nij,ni->nj", Gp, c.f)
+            F[:, rA] = -np.einsum("nij,ni->nj", GA, c.f)
+            if tangent:
+                K[:, rp, :] = np.einsum("nij,nik->njk", Gp, c.K)
+                K[:, rA, :] = -np.einsum("nij,nik->njk", GA, c.K)
+                K[:, rp, rp] += carried_moment_tangent(R[:, [0, 0]], np.zeros(n),
+                                                       h.anchor[:, 1 + d:4 + d], c.f)[:, :3, :3]
+                K[:, rA, rA] -= carried_moment_tangent(R[:, 1:], ta, h.anchor[:, 4 + d:7 + d],
+                                                       c.f)
         return F, K, c
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
@@ -1240,7 +1367,8 @@ class EndElementBlock(ContactRows):
         energy [J] the step's slip dissipated and the energy of the tangential springs at
         ``x`` [J] (as :meth:`EndContactBlock.advance`): a sticking row keeps its anchor, a
         slipping or open one is anchored at the end's current projection ``t`` with the
-        offset ``-T / k_t`` (open: 0)."""
+        offset ``-T / k_t`` (open: 0), at the surfaces with the section vectors of the points
+        that touch there; the moments' work over the rotations' material increments."""
         n, m = x.shape
         d = self.dim
         F, T = np.zeros((n, m)), np.zeros((n, d))
@@ -1256,9 +1384,11 @@ class EndElementBlock(ContactRows):
             slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
         t = closest_node(self.positions(x)[:, [PE, A0, A1]])[0]
         fresh = np.column_stack([t, -T / self.kt[:, None]])
+        if self.surface:
+            fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = _work(F, x, history, self.X[0].size if self.surface else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -1423,8 +1553,19 @@ def spatial_end_blocks(model, contacts, node_dofs: np.ndarray, nd: int) -> list:
         own = np.column_stack([np.where(ends, UE, PE), np.where(ends, PE, UE)])
         other = np.tile([A0, A1], (len(rows), 1))
         order = np.where(mine[:, None], np.hstack([own, other]), np.hstack([other, own]))
+        friction = _friction_of(names)
+        ids = np.array([r[0] for r in rows], dtype=np.int64)
+        dofs, radius = None, None
+        rdofs = node_dofs[ids[:, [PE, A0, A1]]][:, :, nd:nd + 3]
+        if np.any(friction[0] > 0.0) and rdofs.shape[2] == 3 and (rdofs >= 0).all():
+            # friction at the surfaces: the DOFs end with p's, a0's and a1's rotations
+            dofs = np.concatenate([node_dofs[ids][:, :, :nd].reshape(len(ids), -1),
+                                   rdofs.reshape(len(ids), 9)], axis=1)
+            radius = np.array([node_radii(nm[0], ids[i, [PE, A0]])
+                               for i, nm in enumerate(names)])
         out.append(_rows_block(EndElementBlock, rows, names, pos, node_dofs, nd,
-                               _friction_of(names), _pair_of(rows, order, pos, free)))
+                               friction, _pair_of(rows, order, pos, free), radius,
+                               dofs=dofs))
     return out
 
 
