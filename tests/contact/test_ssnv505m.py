@@ -48,11 +48,19 @@ tip's ~320 N: 5e-5 of the 63.5 mm the axes are apart); the tangential penalty is
 reference's E_T = 1e5 N/mm = 1e8 N/m. fembody drives C by a force (a static Driver is
 evaluated at one time, not ramped) and compares deflections under the reference's forces.
 
-In fembody the tip of beam 2 slips along beam 1 at every load step after it lands (25 mm by
-the end with 20 elements), the tangential force mu N: the friction path runs all the way, and
-C's deflection differs from the frictionless run's by about mu (measured 3e-8 relative).
-These tests pass on the base commit e9ce03e (published-value guards).
+In fembody the tip of beam 2 slips along beam 1 at every load step after it lands, the
+tangential force mu N: the friction path runs all the way, and C's deflection differs from
+the frictionless run's by about mu (measured 3.6e-8 relative). The slip fembody records grows
+from step to step by what the surfaces slide past each other as the nodes alone give it
+(15.3 mm from landing to the end with 20 elements, to 1e-5). These tests pass on the base
+commit e9ce03e (published-value guards), but one: the load step in which the tip lands
+records as slip the surfaces' tangential motion over the whole step, the part before they
+touched included (10.1 mm of 25.4 mm with 8 load steps; 1.8 mm with 32): a strict xfail
+(test_the_landing_step_counts_only_the_slip_after_touching) until an anchor tied at a
+contact's start replaces the one tied at the step's start.
 """
+import math
+
 import numpy as np
 import pytest
 
@@ -95,7 +103,7 @@ def test_the_frictional_references_are_the_frictionless_ones():
 def _ssnv505m(n: int, force: float, friction: float | None = MU):
     """ssnv505m in fembody with ``n`` elements per beam (C at node 14 n / 40), ``force`` [N]
     down at C, Coulomb friction ``friction`` between the beams' surfaces (None: none) with
-    the reference's tangential penalty: the static result (8 load steps), beam 2 and C."""
+    the reference's tangential penalty: the static result (8 load steps), the beams and C."""
     m = fb.Model()
     b1 = m.add_beam((0.0, 0.0), (2032 * MM, 0.0), n=n, material=MAT, section=SEC)
     b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=n, material=MAT,
@@ -109,7 +117,7 @@ def _ssnv505m(n: int, force: float, friction: float | None = MU):
     m.add_beam_contact(b1, b2, radius=HY / 2, stiffness=1e8, margin=0.5, **kw)
     r = fb.static(m, steps=8, stability="check")
     assert r.load_factor[-1] == pytest.approx(1.0)
-    return r, b2, C
+    return r, b1, b2, C
 
 
 def _slipping_tip(r):
@@ -117,8 +125,8 @@ def _slipping_tip(r):
     lands, exactly one row touches (the tip on beam 1), it slips (not stuck), its tangential
     force is mu N to 1e-5 of mu N (measured 1.5e-6: the cone is met at Newton's last iterate,
     whose N the last correction moves within the statics' residual tolerance, 1e-9 of the
-    load), and its accumulated slip never falls. Returns the first saved state in contact and
-    the final slip [m]."""
+    load), and its accumulated slip never falls. Returns the saved states in contact and
+    their accumulated slips [m]."""
     c = r.contacts
     N = np.asarray(c["normal_force"])
     touching = N > 0.0
@@ -133,17 +141,78 @@ def _slipping_tip(r):
     assert np.abs(T - MU * N[landed, j]).max() < 1e-5 * MU * N[landed, j].max()
     slip = np.asarray(c["slip"])[landed, j]
     assert np.all(np.diff(slip) >= 0.0) and slip[-1] > 0.0
-    return landed[0], slip[-1]
+    return landed, slip
 
 
-def test_fembody_with_ssnv505m_friction_meets_the_reference_in_contact():
+def _surface_travel(r, b1, b2):
+    """Where the tip of beam 2 touches beam 1, per saved state, from the nodes alone: the
+    material coordinate ``S`` [m] along beam 1 of the foot of the normal from the tip's
+    centre to beam 1's chords, and the material angle ``alpha`` [rad] of the point of the
+    tip's circle (radius r = 31.75 mm, turning with the tip's section) that faces beam 1.
+    The surfaces slide past each other by ``dS - r dalpha`` (a circle rolling without
+    sliding has ``dS = r dalpha``)."""
+    X = np.stack([r.position(nd) for nd in b1.nodes], axis=1)
+    tip, turn = r.position(b2.first), r.rotation(b2.first)
+    n = len(b1.nodes) - 1
+    length = (X[0, -1, 0] - X[0, 0, 0]) / n
+    S, alpha = np.empty(len(r)), np.empty(len(r))
+    for k in range(len(r)):
+        a, d = X[k, :-1], np.diff(X[k], axis=0)
+        s = np.clip(np.einsum("ij,ij->i", tip[k] - a, d) / np.einsum("ij,ij->i", d, d), 0, 1)
+        foot = a + s[:, None] * d
+        e = int(np.argmin(np.linalg.norm(tip[k] - foot, axis=1)))
+        S[k] = (e + s[e]) * length
+        v = foot[e] - tip[k]
+        alpha[k] = math.atan2(v[1], v[0]) - turn[k]
+    return S, np.unwrap(alpha)
+
+
+@pytest.fixture(scope="module")
+def run20():
+    """The 20-element run under ssnv505h's force, shared by the tests that read it."""
+    return _ssnv505m(20, SSNV505H_04)
+
+
+def test_fembody_with_ssnv505m_friction_meets_the_reference_in_contact(run20):
     """20 elements per beam (C at node 7 as the reference's 14 of 40), ssnv505m's friction
     (mu = 1e-6, k_t = 1e8 N/m) under ssnv505h's 1210.59166 N: C 316 mm down within 0.5 %
     (measured -0.20 %, as the frictionless test_ssnv505.py's; basis there), the tip of beam 2
-    sliding along beam 1 in slip at mu N from the load step it lands on to the end."""
-    r, _, C = _ssnv505m(20, SSNV505H_04)
+    sliding along beam 1 in slip at mu N from the load step it lands on to the end; from that
+    step on, the slip fembody records grows by what the surfaces slide past each other as
+    the nodes alone give it (beam 1's material coordinate under the tip less the tip's
+    rolling, ``dS - r dalpha``), to 1e-4 of the slid length (measured 1.0e-5)."""
+    r, b1, b2, C = run20
     assert -r.displacement(C)[-1][1] == pytest.approx(0.79 * 0.4, rel=5e-3)
-    _slipping_tip(r)
+    landed, slip = _slipping_tip(r)
+    S, alpha = _surface_travel(r, b1, b2)
+    assert np.all(np.diff(S[landed]) > 0.0)            # one way: along beam 1, to its tip
+    slid = np.abs(np.diff(S[landed]) - HY / 2 * np.diff(alpha[landed]))
+    err = np.abs(np.diff(slip) - slid).max()
+    assert err < 1e-4 * slid.sum()
+
+
+@pytest.mark.xfail(strict=True, reason="a contact closing inside a load step counts the "
+                   "surfaces' tangential motion over the whole step as slip, the part "
+                   "while still open included (friction.py: 'a contact starts without "
+                   "tangential force')")
+def test_the_landing_step_counts_only_the_slip_after_touching(run20):
+    """The load step in which the tip lands (8 load steps: 0.375 to 0.4375 of the load; the
+    gap is 36 mm at its start) may count as slip only what the surfaces slide after they
+    touch. In contact the tip slides at a rate per load factor that the next step measures
+    (dS - r dalpha, varying slowly); the whole landing step at that rate bounds what it can
+    have slid in contact; 1.5 times that is asserted. fembody at e9ce03e records 10.1 mm at
+    landing, the surfaces' relative tangential motion over the whole step (anchor tied at
+    the step's start, while open), against the asserted 1.6 mm; with 32 load steps it
+    records 1.8 mm, so the recorded slip and the dissipation it carries depend on the load
+    stepping, and a landing that should stick starts with mu N from the approach (here the
+    tip goes on slipping the same way, so the final state is unchanged: with mu = 0.3, C's
+    deflection at 8, 32 and 128 load steps agrees to 3e-8)."""
+    r, _, _, _ = run20
+    landed, slip = _slipping_tip(r)
+    lf = np.asarray(r.load_factor)
+    k = landed[0]
+    rate = (slip[1] - slip[0]) / (lf[k + 1] - lf[k])
+    assert slip[0] <= 1.5 * rate * (lf[k] - lf[k - 1]), (slip[0], rate * (lf[k] - lf[k - 1]))
 
 
 @pytest.mark.slow
@@ -152,17 +221,17 @@ def test_ssnv505m_on_the_reference_mesh_with_and_without_friction():
     N, C 316 mm down within 0.3 % (measured -0.087 %, the bound of test_ssnv505.py's
     before-contact comparison); under ssnv505m's own published 1251.48829966 N (POU_D_E,
     small displacements, friction on) C goes 0.5 - 2 % farther than its 316 mm, as a
-    geometrically exact beam does (measured +1.2 %); the tip slips along beam 1 at mu N from
+    geometrically exact beam does (measured +1.21 %); the tip slips along beam 1 at mu N from
     landing to the end; and the friction changes C's deflection by less than 1e-5 of it
     against the frictionless run (its force is mu = 1e-6 of the contact force; measured
-    about 3e-8)."""
-    r, _, C = _ssnv505m(40, SSNV505H_04)
+    3.6e-8)."""
+    r, _, _, C = _ssnv505m(40, SSNV505H_04)
     assert -r.displacement(C)[-1][1] == pytest.approx(0.79 * 0.4, rel=3e-3)
     _slipping_tip(r)
-    r, _, C = _ssnv505m(40, SSNV505M[0.4][0])
+    r, _, _, C = _ssnv505m(40, SSNV505M[0.4][0])
     d_mu = -r.displacement(C)[-1][1]
     assert 0.005 < d_mu / (0.79 * 0.4) - 1.0 < 0.02
     _slipping_tip(r)
-    r0, _, C0 = _ssnv505m(40, SSNV505M[0.4][0], friction=None)
+    r0, _, _, C0 = _ssnv505m(40, SSNV505M[0.4][0], friction=None)
     d_0 = -r0.displacement(C0)[-1][1]
     assert abs(d_mu - d_0) < 1e-5 * d_0
