@@ -64,18 +64,10 @@ import math
 import numpy as np
 import pytest
 
-import fembody as fb
+from .test_ssnv505 import A_C, EI, HY, MM, _contact_phase
 
-MM = 1e-3
-E, NU = 6.8948e9, 0.33333
-HY, HZ = 63.5 * MM, 10.16 * MM
-EI = E * HZ * HY ** 3 / 12.0
-A_C = 1320.8 * MM                         # C from the clamp B of beam 2 [m]
 MU = 1e-6                                 # ssnv505m's COULOMB
 E_T = 1e5 * 1e3                           # ssnv505m's E_T, 1e5 N/mm [N/m]
-
-MAT = fb.Material(E=E, rho=7800.0, nu=NU)
-SEC = fb.Section.rectangle(b=HZ, h=HY)
 
 # ssnv505m.comm's TEST_TABLE values (discrete penalty, continuous penalty) [N]
 SSNV505M = {0.2: (307.483964283, 307.483964284), 0.4: (1251.48829966, 1251.48831734),
@@ -101,23 +93,12 @@ def test_the_frictional_references_are_the_frictionless_ones():
 
 
 def _ssnv505m(n: int, force: float, friction: float | None = MU):
-    """ssnv505m in fembody with ``n`` elements per beam (C at node 14 n / 40), ``force`` [N]
-    down at C, Coulomb friction ``friction`` between the beams' surfaces (None: none) with
-    the reference's tangential penalty: the static result (8 load steps), the beams and C."""
-    m = fb.Model()
-    b1 = m.add_beam((0.0, 0.0), (2032 * MM, 0.0), n=n, material=MAT, section=SEC)
-    b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=n, material=MAT,
-                    section=SEC)
-    m.fix(b1.first)
-    m.fix(b2.last)
-    C = b2.nodes[14 * n // 40]
-    assert C.position[0] == pytest.approx(1625.6 * MM)
-    m.add_force(C, (0.0, -force))
+    """ssnv505m in fembody: test_ssnv505.py's contact phase with ``n`` elements per beam,
+    ``force`` [N] down at C, Coulomb friction ``friction`` between the beams' surfaces (None:
+    none) with the reference's tangential penalty, 8 load steps: the static result, the beams
+    and C."""
     kw = {} if friction is None else dict(friction=friction, tangential_stiffness=E_T)
-    m.add_beam_contact(b1, b2, radius=HY / 2, stiffness=1e8, margin=0.5, **kw)
-    r = fb.static(m, steps=8, stability="check")
-    assert r.load_factor[-1] == pytest.approx(1.0)
-    return r, b1, b2, C
+    return _contact_phase(n, force, steps=8, **kw)
 
 
 def _slipping_tip(r):
