@@ -843,8 +843,11 @@ class Model:
             ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
         friction : float, default 0.0
             The static Coulomb coefficient ``mu_s`` [-] (0: frictionless): a point sticks
-            while its tangential force is at most ``mu_s N`` (fixed surfaces only). The
-            tangential law is a penalty spring with a return mapping
+            while its tangential force is at most ``mu_s N``; on a surface moving with
+            ``body`` it sticks to the body's material point (the slip is relative to the
+            body), and the reaction acts on the body. (Not yet on a moving surface: a
+            ``radius`` > 0 on nodes with rotations, measured at the beam's surface; the
+            compile refuses it.) The tangential law is a penalty spring with a return mapping
             (:func:`fembody.contact.friction.coulomb`); its anchors are the run's, moved at
             each accepted step, and the energy its slip dissipates is
             ``Result.energy.friction``.
