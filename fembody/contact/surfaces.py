@@ -37,10 +37,11 @@ exactly. With friction, a point's anchor is a material point of the body, kept i
 reference frame (it follows the body's pose: a body carrying a stuck point moves it), and
 the slip is that of ``p_ref`` relative to it; the friction force acts on the point and its
 reaction, force and moment, on the body, with the exact tangent on the body's translations
-and rotation (:meth:`SurfaceContactBlock._moving_coulomb`). Items measured at a beam's
-surface (a section radius on nodes with rotations, :class:`RollingSurfaceBlock`) are not
-available on a moving surface with friction yet: the compile refuses them (give radius 0,
-no friction or a fixed surface).
+and rotation (:meth:`SurfaceContactBlock._moving_coulomb`); items measured at a beam's
+surface (a section radius on nodes with rotations) slip as their surface point relative to
+the body's material point (:class:`MovingRollingSurfaceBlock`): a ball or a beam launched
+on a moving plate ends rolling on the plate, and a pulley body turning under a rope pulls
+it as a fixed pulley does a rope driven over it.
 
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
@@ -995,7 +996,8 @@ class SurfaceContactBlock(ContactRows):
 
 class RollingSurfaceBlock(SurfaceContactBlock):
     """Frictional contacts of beams (elements, or beam nodes given as node contacts) of
-    section radius ``r > 0`` against fixed surfaces, whose Coulomb points are the material
+    section radius ``r > 0`` against fixed surfaces (moving ones:
+    :class:`MovingRollingSurfaceBlock`), whose Coulomb points are the material
     points of the beams' SURFACES that touch, not the points of their axes: a beam that rolls
     on a surface does not slip, a section twisted at a fixed axis does
     (``tests/contact/test_surface_rolling.py`` derives the reference).
@@ -1035,15 +1037,17 @@ class RollingSurfaceBlock(SurfaceContactBlock):
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
                  tol: np.ndarray | None = None, mesh: TriangleMesh | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, body_X: np.ndarray | None = None) -> None:
         super().__init__(kind, nodes, dofs, X, origin, P, R, plane, radius, k, labels, half,
-                         None, tol, mesh, None)
+                         body_X, tol, mesh, None)
         d = self.dim
         (ns, m), nc = self.C.shape, d + (1 if d == 2 else 3)
         self.nc = nc                                  # DOFs per node: (x, y, theta) or 6
-        if self.dofs.shape[1] != m * nc or friction is None:
-            raise ModelError(f"{self.family}: a rolling block needs {m * nc} DOFs per item "
-                             "(translations and rotations of its nodes) and friction")
+        nk = m * nc + (0 if body_X is None else 3 * (d - 1))
+        if self.dofs.shape[1] != nk or friction is None:
+            raise ModelError(f"{self.family}: a rolling block needs {nk} DOFs per item "
+                             "(translations and rotations of its nodes, then its body's) "
+                             "and friction")
         self.spatial = d == 3
         # per sample point: its translation columns among the item's DOFs, C_gj I
         self.Ct = np.zeros((ns, d, m * nc))
@@ -1133,11 +1137,12 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         """The DOF increments ``(n, m nc)`` from the state kept as ``flat0`` to ``x``
         (rotations: the material increment ``log(R_0^T R)``, the angle wrapped to (-pi,
         pi])."""
-        n, m = len(self), self.C.shape[1]
+        n = len(self)
         if not self.spatial:
             dx = x - flat0
             dx[:, self._rot] = np.angle(np.exp(1j * dx[:, self._rot]))
             return dx
+        m = x[0].shape[1]                             # (the items' nodes and a body's)
         x0 = flat0[:, :3 * m].reshape(n, m, 3)
         R0 = flat0[:, 3 * m:].reshape(n, m, 3, 3)
         th = rot_log(np.swapaxes(R0, -1, -2) @ x[1])
@@ -1225,6 +1230,171 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
 
 
+class MovingRollingSurfaceBlock(RollingSurfaceBlock):
+    """:class:`RollingSurfaceBlock` against a surface carried by a body node (``body_X (n,
+    d)``, its reference positions; ``dofs`` end with the body's (x, y, rz) or (x, y, z, rx,
+    ry, rz); spatial ``nodes (n, m + 1)``, the items' nodes and the body's): beam sections
+    and rigid balls measured at their surface points against a moving surface.
+
+    Everything is seen from the body's reference frame (:mod:`fembody.contact.body_frame`,
+    ``y = X_b + Q^T (p - x_b)``): the gap and normal at the axis point ``x_g``
+    (:meth:`SurfaceContactBlock._moving_measure`), and the slip of the carried surface point
+    ``x_g + v`` relative to the anchor ``A``, a material point of the body kept in that
+    frame: ``w = X_b + Q^T (x_g + v - x_b) - A``. So a rigid motion of body and beam
+    together changes no slip, a beam rolling on a moving surface without slip relative to it
+    is not held, and a surface turning under a section pulls on it. The force ``f`` (body
+    frame) acts at the carried point as ``Q f`` (a moment ``v x Q f`` on the section) and on
+    the body as the reaction, with its moment about the body's node; the tangent is the
+    chain rule of ``w = y(x_g + v(a), x_b, Q) - A``: ``J_c E_c`` with ``J_c`` the frame's
+    Jacobian at the carried point and ``E_c = diag(C + dv, I)``, plus the frame's moment
+    tangent ``E_c^T M(f) E_c`` and the sections' (``carried_moment_tangent`` at ``Q f``).
+    The anchors ``(A, a)`` are re-tied at each accepted step as the fixed surface's, to the
+    material point facing the surface (``v = -r Q gamma``), in the body's frame."""
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
+                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None,
+                 mesh: TriangleMesh | None = None, friction: tuple | None = None) -> None:
+        if body_X is None:
+            raise ModelError("MovingRollingSurfaceBlock: body_X is required (the reference "
+                             "positions of the nodes carrying the surfaces)")
+        super().__init__(kind, nodes, dofs, X, origin, P, R, plane, radius, k, labels, half,
+                         tol, mesh, friction, body_X=body_X)
+
+    def _frame_map(self) -> np.ndarray:
+        """``E (ns, m nc + nb, d + nb)``: the axis point's and the body's columns among the
+        item's DOFs (the gap's coordinates, :meth:`_moving_measure`, to the block's)."""
+        (ns, m), d, nc = self.C.shape, self.dim, self.nc
+        nb = 3 * (d - 1)
+        E = np.zeros((ns, m * nc + nb, d + nb))
+        E[:, :m * nc, :d] = np.swapaxes(self.Ct, 1, 2)
+        E[:, m * nc:, d:] = np.eye(nb)
+        return E
+
+    def reference_state(self):
+        """As :meth:`RollingSurfaceBlock.reference_state`, the body's node last."""
+        if not self.spatial:
+            return np.zeros(self.dofs.shape)
+        xs = np.concatenate([self.X, self.body_X[:, None]], axis=1)
+        return xs, np.broadcast_to(np.eye(3), xs.shape + (3,)).copy()
+
+    def _items(self, x):
+        """The state of the items' nodes alone (without the body's)."""
+        m = self.C.shape[1]
+        if self.spatial:
+            return x[0][:, :m], x[1][:, :m]
+        return x[:, :m * self.nc]
+
+    def _node_positions(self, x) -> np.ndarray:
+        return super()._node_positions(self._items(x))
+
+    def _sections(self, x):
+        return super()._sections(self._items(x))
+
+    def _body_pose(self, x):
+        m, d = self.C.shape[1], self.dim
+        p = np.einsum("gm,nmd->ngd", self.C, self._node_positions(x))
+        if self.spatial:
+            return p, x[0][:, m], x[1][:, m]
+        b = m * self.nc
+        return p, self.body_X + x[:, b:b + d], planar_rotation(x[:, b + d])
+
+    def _open_history(self, x) -> History:
+        """The history of points all open at ``x``: each anchored at its projection on the
+        surface in the body's frame and tied to the material point of its section facing
+        the surface (``v = -r Q gamma``)."""
+        mm = self._moving_measure(x, False)
+        d, okf = self.dim, mm.ok.ravel()
+        gam = mm.gam.reshape(-1, d)
+        rr = np.repeat(self.radius, self.C.shape[0])
+        y = (self.body_X[:, None] + mm.u).reshape(-1, d)
+        anchor = y - np.where(okf, mm.gap.ravel() + rr, 0.0)[:, None] * gam
+        nsp = np.einsum("nij,ngj->ngi", mm.Q, mm.gam).reshape(-1, d)
+        a = self._tie(self._sections(x), -np.where(okf, rr, 0.0)[:, None] * nsp)
+        p = len(anchor)
+        return History(np.concatenate([anchor, a], axis=1), np.ones(p, dtype=bool),
+                       np.zeros(p), self._flat(x), np.zeros(self.dofs.shape), np.zeros(p))
+
+    def _slip(self, x, history: "History | None", tangent: bool):
+        """:meth:`RollingSurfaceBlock._slip` in the body's frame (the class docstring);
+        returns the normal part, the return mapping and ``(sec, a, v, dw, mm, Jc, uc,
+        Dp)``: the sections, tied and carried vectors, ``dw`` on the item's DOFs, the gap's
+        measure, the frame's Jacobian at the carried points, their ``u`` and ``C + dv``."""
+        h = self.history0 if history is None else history
+        mm = self._moving_measure(x, tangent)
+        g, kon, G, H, kb, nb = self._active(x, tangent, band=True, meas=mm[:4])
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        mc, k = m * self.nc, mm.J.shape[-1]
+        N = -(kon * g).ravel()
+        sec = self._sections(x)
+        a = h.anchor[:, d:]
+        v, Dv = self._carry(sec, a)
+        uc = frame_points(self.points(x).reshape(n, ns, d) + v.reshape(n, ns, d),
+                          self._body_pose(x)[1], mm.Q)
+        Jc = frame_jacobian(mm.Q, uc)
+        w = (self.body_X[:, None] + uc).reshape(-1, d) - h.anchor[:, :d]
+        Dp = Dv + self._Ctp
+        Jp = Jc.reshape(-1, d, k)
+        dw = np.concatenate([Jp[:, :, :d] @ Dp, Jp[:, :, d:]], axis=2)
+        gam = mm.gam.reshape(-1, d)
+        if tangent:
+            E = np.tile(self._frame_map(), (n, 1, 1))
+            dn = mm.S.reshape(-1, d, d) @ mm.J.reshape(-1, d, k) @ np.swapaxes(E, 1, 2)
+            GE = np.einsum("pk,pak->pa", G.reshape(-1, k), E)
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                        -kon.ravel()[:, None] * GE)
+            self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * GE)
+        else:
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp)
+
+    def _friction_forces(self, x, tangent: bool, history):
+        g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp) = self._slip(x, history, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        mc, nk = m * self.nc, self.dofs.shape[1]
+        E = self._frame_map()
+        a_n = kon * g
+        f = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        f += np.einsum("gai,ngi->na", E, a_n[..., None] * G)
+        if not tangent:
+            return f, None, None
+        fr = c.f.reshape(n, ns, d)
+        k = Jc.shape[-1]
+        Ec = np.zeros((n * ns, k, nk))                 # (carried point, body) -> DOFs
+        Ec[:, :d, :mc] = Dp
+        Ec[:, d:, mc:] = np.eye(k - d)
+        M = frame_moment_tangent(mm.Q, uc, Jc, fr).reshape(-1, k, k)
+        Kp = np.swapaxes(dw, 1, 2) @ c.K + np.swapaxes(Ec, 1, 2) @ M @ Ec
+        fsp = np.einsum("nij,ngj->ngi", mm.Q, fr).reshape(-1, d)
+        Kp[:, :mc, :mc] += self._carry_tangent(sec, a, v, fsp)
+        K = Kp.reshape(n, ns, nk, nk).sum(axis=1)
+        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a_n[:, :, None, None] * H
+        K += np.einsum("gai,ngij,gbj->nab", E, Kn, E)
+        return f, K, None
+
+    def advance(self, x, history: History) -> tuple[History, float, float]:
+        """As :meth:`RollingSurfaceBlock.advance`, in the body's frame: a touching point is
+        tied anew to the material point facing the surface, ``A' = y - r gamma - u_e``."""
+        g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp) = self._slip(x, history, False)
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        on = -(kon * g).ravel() > 0.0
+        gam = mm.gam.reshape(-1, d)
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        rr = np.repeat(self.radius, ns)[:, None]
+        nsp = np.einsum("nij,ngj->ngi", mm.Q, mm.gam).reshape(-1, d)
+        kept = self._tie(sec, -rr * nsp)
+        y = (self.body_X[:, None] + mm.u).reshape(-1, d)
+        touch = np.concatenate([y - rr * gam - (c.u - c.ds[:, None] * e), kept], axis=1)
+        anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
+        F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
+                      c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
+
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     """The model's surface contacts as force blocks: the beam elements sampled at Gauss points
     and the nodes, against fixed and against moving surfaces, and each triangle mesh's
@@ -1239,7 +1409,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     # beam's surface (RollingSurfaceBlock); the others at the point
     nc = nd + (1 if nd == 2 else 3)
     groups = [(kind, moving, mesh, rolls) for mesh in [None] + meshes
-              for moving in (False, True) for rolls in ((False,) if moving else (False, True))
+              for moving in (False, True) for rolls in (False, True)
               for kind in ("element", "node")]
     for kind, moving, mesh, rolls in groups:
         rows = []                                        # (compile time only)
@@ -1250,18 +1420,9 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                 continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
-            turns = sc.friction > 0.0 and sc.radius > 0.0 and not moving
+            turns = sc.friction > 0.0 and sc.radius > 0.0
             for it in items:
                 ids = [n.id for n in (it.nodes if kind == "element" else it)]
-                if moving and sc.friction > 0.0 and sc.radius > 0.0 \
-                        and bool((node_dofs[ids][:, nd:nc] >= 0).all()):
-                    raise ModelError(
-                        f"{sc.label}: friction on a surface moving with a body is measured "
-                        "at points without a section (point masses, trusses, radius 0); "
-                        f"{it if kind == 'element' else it[0]} has a section radius "
-                        f"({sc.radius:g} m) and rotations, whose surface point would slip "
-                        "(a rolling contact) and is not available yet on a moving surface; "
-                        "give radius=0.0, friction=0.0 or a fixed surface")
                 if (turns and bool((node_dofs[ids][:, nd:nc] >= 0).all())) != rolls:
                     continue
                 rows.append((sc, it, ids, o, P, R, plane, half))
@@ -1297,7 +1458,9 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         tol = np.array([r[0].max_penetration for r in rows])
         friction = tuple(np.array([getattr(r[0], a) for r in rows]) for a in
                          ("friction", "kinetic_friction", "tangential_stiffness"))
-        if rolls:
+        if rolls and moving:
+            blk = MovingRollingSurfaceBlock(*args, body_X, tol, mesh, friction)
+        elif rolls:
             blk = RollingSurfaceBlock(*args, tol, mesh, friction)
         else:
             blk = SurfaceContactBlock(*args, body_X, tol, mesh, friction)
