@@ -381,6 +381,7 @@ def _capstan(n, turning, mu=0.3, T1=100.0, R=0.1, k=1e6, v=0.01, r=0.0):
     return T2, M, res, rope
 
 
+@pytest.mark.slow          # (the surface-point rope below runs the same turning pulley)
 def test_a_rope_on_a_turning_pulley_pulls_as_on_a_fixed_one():
     """The rope held at end 2 over a pulley body turning under it (16 elements): T2 / T1 =
     exp(mu theta) within the capstan test's 1 % (measured -0.62 %; the fixed pulley with the
