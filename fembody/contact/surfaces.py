@@ -1214,7 +1214,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
         material point facing the surface, keeping its elastic slip (the class docstring)."""
         g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, False)
-        n, ns, d = len(self), self.C.shape[0], self.dim
+        ns, d = self.C.shape[0], self.dim
         on = -(kon * g).ravel() > 0.0
         Gp = G.reshape(-1, d)
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
@@ -1222,6 +1222,13 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         kept = self._tie(sec, -rr * Gp)
         touch = np.concatenate([self.points(x) - rr * Gp - (c.u - c.ds[:, None] * e), kept],
                                axis=1)
+        return self._advanced(x, history, c, dw, on, touch)
+
+    def _advanced(self, x, history: History, c, dw: np.ndarray, on: np.ndarray,
+                  touch: np.ndarray) -> tuple[History, float, float]:
+        """:meth:`advance`'s result from the return mapping ``c`` at ``x``, ``dw``, which
+        points touch (``on``) and their re-tied anchors ``touch`` (the others open)."""
+        n, ns = len(self), self.C.shape[0]
         anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
         F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
         work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
@@ -1378,7 +1385,7 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
         """As :meth:`RollingSurfaceBlock.advance`, in the body's frame: a touching point is
         tied anew to the material point facing the surface, ``A' = y - r gamma - u_e``."""
         g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp) = self._slip(x, history, False)
-        n, ns, d = len(self), self.C.shape[0], self.dim
+        ns, d = self.C.shape[0], self.dim
         on = -(kon * g).ravel() > 0.0
         gam = mm.gam.reshape(-1, d)
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
@@ -1387,12 +1394,7 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
         kept = self._tie(sec, -rr * nsp)
         y = (self.body_X[:, None] + mm.u).reshape(-1, d)
         touch = np.concatenate([y - rr * gam - (c.u - c.ds[:, None] * e), kept], axis=1)
-        anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
-        F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
-        work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
-        new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
-                      c.stored)
-        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+        return self._advanced(x, history, c, dw, on, touch)
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
