@@ -668,3 +668,19 @@ def test_a_body_launched_on_a_moving_plate_ends_rolling_on_it(body):
     ref_d = 0.5 * mass * dv0 ** 2 * j / (1.0 + j)
     assert abs(e.friction[-1] - ref_d) < 1e-3 * ref_d
     assert np.abs(e.balance - e.balance[0]).max() < 1e-8 * 0.5 * mass * dv0 ** 2
+
+
+def test_a_resumed_rolling_run_on_a_moving_plate_equals_the_uninterrupted_one(tmp_path):
+    """The ball launched on the moving plate (a spatial rolling block on a moving surface:
+    the anchors hold the body-frame point and the material vector, the history the poses
+    of the ball and the plate) stopped while it slides and resumed from its checkpoint
+    equals the uninterrupted run bit for bit."""
+    from ..run.test_checkpoint import same, stopped
+    kw = dict(t_end=0.04, dt=5e-4, rho_inf=1.0)
+    build = lambda: _launched_on_a_plate("ball")[0]
+    full = fb.simulate(build(), **kw)
+    path = tmp_path / "run.ckpt"
+    stopped(build, path, 0.02, checkpoint_every=7, **kw)
+    res = fb.resume(path, build)
+    assert res.stats["status"] == "finished"
+    same(full, res)
