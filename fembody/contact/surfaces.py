@@ -41,7 +41,7 @@ and rotation (:meth:`SurfaceContactBlock._moving_coulomb`); items measured at a 
 surface (a section radius on nodes with rotations) slip as their surface point relative to
 the body's material point (:class:`MovingRollingSurfaceBlock`): a ball or a beam launched
 on a moving plate ends rolling on the plate, and a pulley body turning under a rope pulls
-it as a fixed pulley does a rope driven over it.
+it as a fixed pulley does a rope driven over it (tests/contact/test_moving_friction.py).
 
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
@@ -653,7 +653,8 @@ class SurfaceContactBlock(ContactRows):
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
-        with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        with respect to (point, body position, body rotation), ``(n, ns, 5)`` planar, ``(n,
+        ns, 9)`` spatial)."""
         if self.body_X is not None:
             return self._moving_measure(x, hessian)[:4]
         s, G, H, ok = self._measure(self.points(x), hessian)
@@ -875,8 +876,8 @@ class SurfaceContactBlock(ContactRows):
         body rotation) (:meth:`_moving_measure`). Returns :meth:`_coulomb`'s five and the
         measure."""
         h = self.history0 if history is None else history
-        mm = self._moving_measure(x, True)
-        g, kon, G, H, kb, nb = self._active(x, True, band=True, meas=mm[:4])
+        mm = self._moving_measure(x, tangent)
+        g, kon, G, H, kb, nb = self._active(x, tangent, band=True, meas=mm[:4])
         d = self.dim
         gam = mm.gam.reshape(-1, d)
         N = -(kon * g).ravel()
