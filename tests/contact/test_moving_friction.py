@@ -743,3 +743,27 @@ def test_a_pulley_turned_by_a_torque_holds_the_rope_or_slips_under_it(ratio):
         assert T2[late].mean() < 0.9 * 100.0 * ref              # (held below the slip)
     else:
         assert abs(T2[late].mean() / 100.0 / ref - 1.0) < 1e-2
+
+
+def test_statics_a_stuck_ball_drags_the_plate_that_carries_the_surface():
+    """Statics (planar): a ball (node, radius 5 cm) pressed by 5 N onto a plate carried by
+    a rigid body held by a horizontal spring (k_s = 1e4 N/m) and pushed sideways by F = 0.75
+    N = mu N / 2 (mu = 0.3): it sticks to the plate's material point, so the friction carries
+    F into the plate: the plate moves F / k_s and the ball relative to it by the tangential
+    spring's F / k_t (1e-5 relative; measured 5e-7, the ball's vertical spring)."""
+    m = fb.Model()
+    plate = m.add_rigid_body((0.0, 0.0), mass=1.0, inertia=0.1)
+    m.fix(plate, "y", "rz")
+    m.add_spring(plate, (-1.0, 0.0), k=1e4)
+    ball = m.add_node((0.2, 0.05))
+    m.add_mass(ball, 0.1)
+    m.add_spring(ball, (0.2, 1.05), k=1e3)       # (holds it at gap 0 before the load)
+    F = 0.5 * 0.3 * 5.0
+    m.add_force(ball, (F, -5.0))
+    m.add_surface_contact(ball, fb.Plane((0.0, 0.0), (0.0, 1.0)), radius=0.05, stiffness=1e6,
+                          body=plate, friction=0.3)
+    res = fb.static(m, steps=4)
+    xp = res.displacement(plate)[-1][0]
+    xb = res.displacement(ball)[-1][0]
+    assert abs(xp / (F / 1e4) - 1.0) < 1e-5
+    assert abs((xb - xp) / (F / 1e6) - 1.0) < 1e-5
