@@ -7,7 +7,9 @@ X_b + Q^T (p - x_b)``; its anchor ``A`` is a material point of the body, kept in
 so the slip is ``w = y - A``, that of the point relative to the body's material point (a rigid
 motion of point and body together changes no slip), and the friction force ``f`` (in the
 body's frame) acts on the point as ``Q f`` and on the body as its reaction, with its moment
-about the body's node.
+about the body's node. Items measured at their surface (beam sections, rigid balls: a section
+radius on nodes with rotations; MovingRollingSurfaceBlock) slip as their carried surface
+point ``x_g + v`` relative to the body's material point.
 
 At e9ce03e every test here fails: ``add_surface_contact(..., body=..., friction > 0)``
 raised "friction on a surface moving with a body is not available yet" (the blocks built
@@ -15,22 +17,29 @@ by hand raised "friction on moving surfaces is not available").
 
 **References.**
 
-- the tangent against central differences on every DOF (items' translations, the body's
-  position and rotation: the angle planar, the material increments spatial), in stick and
-  slip, on planes, spheres, cylinders and boxes;
+- the tangent against central differences on every DOF (items' translations and rotations,
+  the body's position and rotation: the angle planar, the material increments spatial), in
+  stick and slip, on planes, spheres, cylinders, boxes and meshes;
 - invariance: the points and the body moved as one rigid motion: the friction force turns
   with the motion (objectivity) and, from anchors tied where the points stand, stays zero to
   round-off; the forces on the points and the body balance (sum 0, moments about the body's
-  node opposite);
+  node opposite); with the body at rest the surface points' forces are the fixed surface's
+  (the verified RollingSurfaceBlock);
 - a block (point mass) on a plate carried by a body accelerated sideways by a driver, ``a(t)``
   rising linearly to ``A``: it sticks while ``m a < mu m g`` (its slip the tangential
   spring's ``m a / k_t``) and otherwise slips with the relative motion ``x_rel'' = -(a(t) -
   mu g)``, integrated exactly (analytic piecewise polynomials, quadrature to 1e-10);
 - the energy balance of the sliding case closing with the friction's dissipation, which
-  equals ``sum mu N |dx_rel|`` read from the run;
-- a rope (beam of section radius 0) over a pulley body turning under it: the capstan ratio
-  ``T2 / T1 = exp(mu theta)`` of the fixed pulley with the rope driven (relativity), and the
-  torque driving the pulley ``(T2 - T1) R``.
+  equals ``sum mu N |dx_rel|`` read from the run; checkpoints resumed bit for bit;
+- a ball, a disc and a beam launched sliding on a plate moving at constant velocity end
+  rolling on it at ``V + (v0 - V) / (1 + I / (m r^2))`` (Galilean relativity of the fixed
+  plate's 5/7 and 2/3), dissipating ``(1/2) m (v0 - V)^2 I / (I + m r^2)``;
+- a rope over a pulley body turning under it: the capstan ratio of the fixed pulley with the
+  rope driven (relativity), ``exp(mu theta R / (R + r))``, and the torque driving the pulley
+  the moment of the rope's end forces, ``(T2 - T1) (R + r)`` up to the end nodes' position;
+  a pulley turned by a torque: held below the slip torque, and above it spun up by ``tau``
+  less the friction's reaction torque;
+- statics: a stuck ball drags the plate carrying the surface against its spring.
 """
 import math
 
