@@ -152,6 +152,21 @@ def test_planar_tangent_matches_central_differences(item, kind, slip):
     assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
 
 
+def _spatial_block(item, kind, seed):
+    """A spatial frictional block of 16 items near ``test_moving3d``'s surface ``kind``
+    carried by bodies at (0.3, 0.1, -0.2), the poses (:func:`_spatial_state`) and the
+    generator."""
+    surface = _m3.SURFACES[kind]
+    rng = np.random.default_rng(seed)
+    X = _items(item, lambda r, k: _m3._near(surface, r, k), rng, 16, 3)
+    body_X = np.tile([0.3, 0.1, -0.2], (16, 1))
+    blk = _block(item, surface, X, body_X)
+    if kind == "mesh":
+        blk.mesh = surface
+        blk.pad = np.repeat(blk.radius, blk.C.shape[0]) + surface.margin
+    return blk, _spatial_state(X, body_X, rng), rng
+
+
 @pytest.mark.parametrize("slip", [False, True], ids=["stick", "slip"])
 @pytest.mark.parametrize("kind", ["plane", "sphere", "box", "mesh"])
 @pytest.mark.parametrize("item", ["element", "node"])
@@ -159,17 +174,9 @@ def test_spatial_tangent_matches_central_differences(item, kind, slip):
     """Spatial: as the planar test, the body's rotation perturbed by material increments
     ``R exp(hat(h e))`` (the configuration space's update), on a plane, a sphere, a box and a
     triangle mesh."""
-    surface = _m3.SURFACES[kind]
-    rng = np.random.default_rng(11)
-    n, m = 16, (2 if item == "element" else 1)
-    X = _items(item, lambda r, k: _m3._near(surface, r, k), rng, n, 3)
-    body_X = np.tile([0.3, 0.1, -0.2], (n, 1))
-    blk = _block(item, surface, X, body_X)
-    if kind == "mesh":
-        blk.mesh = surface
-        blk.pad = np.repeat(blk.radius, blk.C.shape[0]) + surface.margin
+    blk, poses, rng = _spatial_block(item, kind, 11)
+    m = 2 if item == "element" else 1
     assert blk.frictional and blk.spatial
-    poses = _spatial_state(X, body_X, rng)
     hist = _history(blk, poses, rng, 5e-2 if slip else 2e-4)
     on, slipping, sticking = _state(blk, poses, hist)
     assert (slipping if slip else sticking) >= 3, (on, slipping, sticking)
@@ -193,13 +200,8 @@ def test_a_rigid_motion_of_body_and_points_changes_no_slip(item, kind):
     (objectivity, 1e-12) and the body's material moment is unchanged; in every state the
     forces on the points and on the body sum to zero and the body's moment about its node is
     minus that of the points' forces (1e-12)."""
-    surface = _m3.SURFACES[kind]
-    rng = np.random.default_rng(5)
+    blk, poses, rng = _spatial_block(item, kind, 5)
     n, m = 16, (2 if item == "element" else 1)
-    X = _items(item, lambda r, k: _m3._near(surface, r, k), rng, n, 3)
-    body_X = np.tile([0.3, 0.1, -0.2], (n, 1))
-    blk = _block(item, surface, X, body_X)
-    poses = _spatial_state(X, body_X, rng)
     Q2 = rot_exp(np.array([-0.4, 0.2, 0.9]))
     xs2 = (poses[0] - 0.3) @ Q2.T + np.array([1.0, -2.0, 0.5])
     Rs2 = poses[1].copy()
@@ -328,12 +330,17 @@ def test_a_resumed_run_on_an_accelerated_plate_equals_the_uninterrupted_one(tmp_
     """The spatial slide stopped while it slips and resumed from its checkpoint equals the
     uninterrupted run bit for bit: the checkpoint holds the anchors in the body's frame and
     the body's pose of the last accepted step."""
+    _assert_resumed_run_is_the_full_one(lambda: _plate(2.0 * MU * G, 3)[0], 0.14, tmp_path,
+                                        t_end=0.16, dt=1e-3, rho_inf=1.0)
+
+
+def _assert_resumed_run_is_the_full_one(build, stop, tmp_path, **kw):
+    """The run of the model ``build()`` stopped at ``stop`` [s] and resumed from its
+    checkpoint equals the uninterrupted run bit for bit (tests/run/test_checkpoint)."""
     from ..run.test_checkpoint import same, stopped
-    kw = dict(t_end=0.16, dt=1e-3, rho_inf=1.0)
-    build = lambda: _plate(2.0 * MU * G, 3)[0]
     full = fb.simulate(build(), **kw)
     path = tmp_path / "run.ckpt"
-    stopped(build, path, 0.14, checkpoint_every=7, **kw)
+    stopped(build, path, stop, checkpoint_every=7, **kw)
     res = fb.resume(path, build)
     assert res.stats["status"] == "finished"
     same(full, res)
@@ -684,15 +691,8 @@ def test_a_resumed_rolling_run_on_a_moving_plate_equals_the_uninterrupted_one(tm
     the anchors hold the body-frame point and the material vector, the history the poses
     of the ball and the plate) stopped while it slides and resumed from its checkpoint
     equals the uninterrupted run bit for bit."""
-    from ..run.test_checkpoint import same, stopped
-    kw = dict(t_end=0.04, dt=5e-4, rho_inf=1.0)
-    build = lambda: _launched_on_a_plate("ball")[0]
-    full = fb.simulate(build(), **kw)
-    path = tmp_path / "run.ckpt"
-    stopped(build, path, 0.02, checkpoint_every=7, **kw)
-    res = fb.resume(path, build)
-    assert res.stats["status"] == "finished"
-    same(full, res)
+    _assert_resumed_run_is_the_full_one(lambda: _launched_on_a_plate("ball")[0], 0.02,
+                                        tmp_path, t_end=0.04, dt=5e-4, rho_inf=1.0)
 
 
 def _torqued_pulley(ratio, n=16, r=0.002, R=0.1, T1=100.0, I=0.005):
