@@ -41,7 +41,8 @@ An open contact carries no force and its anchor follows the contact (its project
 surface, or the current closest points of two beams), so a contact starts without tangential
 force.
 
-**In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces) and beam
+**In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces and
+surfaces carried by a body, whose anchors are the body's material points) and beam
 contacts (:mod:`fembody.contact.beams`, point, line and planar pairs) take ``friction``
 (``mu_s``), ``kinetic_friction`` (``mu_k``) and ``tangential_stiffness`` (``k_t``). Their
 blocks read the anchors (a :class:`History`) from the run's

@@ -26,14 +26,22 @@ or the axis (no normal) does not push.
 DOFs ``(x_b, y_b, phi)``; it is given where it is in the reference configuration, and each
 point is measured after being taken back to that configuration, ``p_ref = X_b + Q(phi)^T (p -
 x_b)`` (``X_b`` the node's reference position, ``x_b`` its current one, ``Q`` the rotation by
-``phi``); the exact derivatives follow by the chain rule (see the block's
-``_moving_gaps``), and the contact force acts on the body too. Spatial models: the node's
-pose ``(x_b, R)`` (a rigid body's node; its rotation is the identity in the reference
-configuration) takes the point back by ``p_ref = X_b + R^T (p - x_b)``; the block is then a
-spatial block reading the poses and its tangent is on the material rotation increments (see
-``_moving_gaps_3d``). The force on the body is the reaction of the forces on the points, and
-its moment about the node is ``sum (p - x_b) x (-f_p)``: momentum passes between the two
-exactly.
+``phi``); the exact derivatives follow by the chain rule (:mod:`fembody.contact.body_frame`,
+the block's ``_moving_measure``), and the contact force acts on the body too. Spatial
+models: the node's pose ``(x_b, R)`` (a rigid body's node; its rotation is the identity in
+the reference configuration) takes the point back by ``p_ref = X_b + R^T (p - x_b)``; the
+block is then a spatial block reading the poses and its tangent is on the material rotation
+increments. The force on the body is the reaction of the forces on the points, and its
+moment about the node is ``sum (p - x_b) x (-f_p)``: momentum passes between the two
+exactly. With friction, a point's anchor is a material point of the body, kept in the body's
+reference frame (it follows the body's pose: a body carrying a stuck point moves it), and
+the slip is that of ``p_ref`` relative to it; the friction force acts on the point and its
+reaction, force and moment, on the body, with the exact tangent on the body's translations
+and rotation (:meth:`SurfaceContactBlock._moving_coulomb`); items measured at a beam's
+surface (a section radius on nodes with rotations) slip as their surface point relative to
+the body's material point (:class:`MovingRollingSurfaceBlock`): a ball or a beam launched
+on a moving plate ends rolling on the plate, and a pulley body turning under a rope pulls
+it as a fixed pulley does a rope driven over it (tests/contact/test_moving_friction.py).
 
 **Sample points.** A node is one sample point. A beam element (its chord ``x(xi) = (1 - xi)
 a0 + xi a1`` with a circular section of radius ``r``) is sampled at ``NG`` Gauss points
@@ -59,7 +67,7 @@ concentrated at a beam's free end (give that node as a node contact too) and a p
 the spacing of the Gauss points (hence the check that an element is no longer than four times
 the sum of the radii of a sphere or cylinder).
 
-**Friction** (``friction > 0``, fixed surfaces): each sample point is held by a tangential
+**Friction** (``friction > 0``): each sample point is held by a tangential
 penalty spring with a Coulomb return mapping (:func:`fembody.contact.friction.coulomb`). A
 point without rotations (a point mass, or a radius of 0) slips as the point itself moves
 (:class:`SurfaceContactBlock`). A beam's sample point, or a node with rotations given with a
@@ -80,15 +88,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 import numpy as np
 
 from .. import validate
 from ..errors import ModelError
 from ..elements.base import Labels
-from ..rotations import hat, log as rot_log
+from ..rotations import log as rot_log
 from .beams import TANGENT_BAND, penetration_tolerance
+from .body_frame import (frame_jacobian, frame_moment_tangent, frame_points,
+                         planar_rotation)
 from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb
 from .line import W as GAUSS_W, XI as GAUSS_XI
@@ -107,6 +117,24 @@ INSIDE_TOL = 1e-9             # [-] start-inside tolerance, relative to the cont
 # pulley at gap 0 has its Gauss points at +-1e-14 m).
 BAND_SIZE = 1e-3              # [m]
 ELEMENT_FAMILIES = ("beam", "truss")
+
+
+class _Moving(NamedTuple):
+    """A moving surface's measure (:meth:`SurfaceContactBlock._moving_measure`): per sample
+    point ``(n, ns, ...)`` the gap, whether it has a normal, the gradient and Hessian on
+    (point, body position, body rotation) (``H`` None without hessian), and in the body's
+    reference frame the surface's gradient ``gam``, its Hessian ``S``, ``J = dy / d(point,
+    body)``; the body's rotation ``Q (n, d, d)`` and ``u = y - X_b``."""
+
+    gap: np.ndarray
+    ok: np.ndarray
+    G: np.ndarray
+    H: np.ndarray | None
+    gam: np.ndarray
+    S: np.ndarray | None
+    J: np.ndarray
+    Q: np.ndarray
+    u: np.ndarray
 
 
 def _vector(value, what: str, sizes=(2, 3)) -> np.ndarray:
@@ -440,10 +468,6 @@ def make_surface_contact(model: "Model", target, surface, *, radius: float = 0.0
         raise ModelError(f"{where}: stiffness must be positive [N/m] (the penalty force per "
                          f"metre of penetration), got {stiffness!r}")
     mu_s, mu_k, kt = coefficients(friction, kinetic_friction, tangential_stiffness, k, where)
-    if mu_s > 0.0 and body is not None:
-        raise ModelError(f"{where}: friction on a surface moving with a body is not available "
-                         "yet (its anchors would have to follow the body); use a fixed surface "
-                         "or friction=0.0")
     elements, nodes = (), ()
     if any(target is b for b in model.bodies):
         elements = tuple(e for e in target.elements if e.family in ELEMENT_FAMILIES
@@ -514,8 +538,7 @@ class SurfaceContactBlock(ContactRows):
     ``mesh`` (optional) a :class:`fembody.contact.trimesh.TriangleMesh` measuring every point
     of the block instead of the rows above (one mesh per block);
     ``friction`` (optional) ``(mu_s, mu_k, k_t)`` per item, the static and kinetic Coulomb
-    coefficients and the tangential penalty [N/m] (default None: frictionless; fixed surfaces
-    only).
+    coefficients and the tangential penalty [N/m] (default None: frictionless).
 
     **Friction.** Each sample point has a tangential spring tied to an anchor in space (the
     run's :class:`fembody.contact.friction.History`, kept in its
@@ -529,7 +552,9 @@ class SurfaceContactBlock(ContactRows):
     those of the reference configuration. This block measures the slip of the point itself:
     nodes without rotations (point masses) and sections of radius 0; the items of a section
     radius on nodes with rotations (beams, rigid bodies) measure the slip of the material
-    point of their surface that touches (:class:`RollingSurfaceBlock`).
+    point of their surface that touches (:class:`RollingSurfaceBlock`). On a moving surface
+    the anchors are material points of the body, in its reference frame, and the slip is
+    measured there (:meth:`_moving_coulomb`).
 
     **The tangent band** (:attr:`band`, a fraction of the section radius, of ``BAND_SIZE``
     for a point mass; 0: none). A frictional point that is open with a gap in ``[0, band
@@ -607,8 +632,6 @@ class SurfaceContactBlock(ContactRows):
         and the reference history :attr:`history0`."""
         self.frictional = friction is not None and bool(np.any(np.asarray(friction[0]) > 0.0))
         if self.frictional:
-            if self.body_X is not None:
-                raise ModelError(f"{self.family}: friction on moving surfaces is not available")
             ns = self.C.shape[0]
             mu_s, mu_k, kt = (np.asarray(a, dtype=float) for a in friction)
             self.mu_s, self.mu_k = np.repeat(mu_s, ns), np.repeat(mu_k, ns)
@@ -630,85 +653,54 @@ class SurfaceContactBlock(ContactRows):
     def gaps(self, x: np.ndarray, hessian: bool = False):
         """Gap ``(n, ns)`` [m] of every sample point, whether it has a normal, and its gradient
         ``(n, ns, d)`` and (``hessian``) Hessian with respect to the point (a moving surface:
-        with respect to (point, body position, body angle), ``(n, ns, 5)``)."""
+        with respect to (point, body position, body rotation), ``(n, ns, 5)`` planar, ``(n,
+        ns, 9)`` spatial)."""
         if self.body_X is not None:
-            return (self._moving_gaps_3d if self.spatial else self._moving_gaps)(x, hessian)
+            return self._moving_measure(x, hessian)[:4]
         s, G, H, ok = self._measure(self.points(x), hessian)
         n, ns = len(self), self.C.shape[0]
         g = s - np.repeat(self.radius, ns)
         return (g.reshape(n, ns), ok.reshape(n, ns), G.reshape(n, ns, -1),
                 None if H is None else H.reshape(n, ns, self.dim, self.dim))
 
-    def _moving_gaps(self, x: np.ndarray, hessian: bool):
-        """The gaps of a surface carried by a planar body: each point is taken back to the
-        body's reference frame, ``p_ref = X_b + Q(phi)^T (p - x_b)``, and measured against the
-        surface there. Derivatives by the chain rule, with ``w = p_ref - X_b``, ``J`` the
-        rotation by +90 degrees: ``dp_ref / d(p, x_b, phi) = (Q^T, -Q^T, -J w)``, and the second
-        derivatives ``d2/dphi2 = -w``, ``d2/dphi dp = -J Q^T = -d2/dphi dx_b``."""
-        n, (ns, m), d = len(self), self.C.shape, self.dim
+    def _body_pose(self, x):
+        """The sample points ``p (n, ns, d)`` [m] and the carrying body's position ``x_b (n,
+        d)`` and rotation ``Q (n, d, d)`` at the state ``x`` (a moving surface's block)."""
+        (ns, m), d = self.C.shape, self.dim
+        if self.spatial:
+            xs, Rs = x[0], x[1]
+            return np.einsum("gm,nmd->ngd", self.C, xs[:, :m]), xs[:, m], Rs[:, m]
         md = m * d
         pos = self.X + x[:, :md].reshape(self.X.shape)
-        p = np.einsum("gm,nmd->ngd", self.C, pos)                    # (n, ns, 2)
-        pb = self.body_X + x[:, md:md + 2]
-        c, s_ = np.cos(x[:, md + 2]), np.sin(x[:, md + 2])
-        Q = np.stack([np.stack([c, -s_], -1), np.stack([s_, c], -1)], 1)   # (n, 2, 2)
-        w = np.einsum("nji,ngj->ngi", Q, p - pb[:, None])            # Q^T (p - x_b)
-        s, g, H, ok = self._measure((self.body_X[:, None] + w).reshape(-1, d), hessian)
-        g = g.reshape(n, ns, d)
-        Jw = np.stack([-w[..., 1], w[..., 0]], -1)
-        gp = np.einsum("nij,ngj->ngi", Q, g)
-        G = np.concatenate([gp, -gp, -(Jw * g).sum(-1)[..., None]], axis=-1)   # (n, ns, 5)
-        gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
-        if not hessian:
-            return gap, ok.reshape(n, ns), G, None
-        H = H.reshape(n, ns, d, d)
-        A = np.zeros((n, ns, 2, 5))
-        A[..., 0:2] = np.swapaxes(Q, 1, 2)[:, None]
-        A[..., 2:4] = -A[..., 0:2]
-        A[..., 4] = -Jw
-        H5 = np.einsum("ngai,ngab,ngbj->ngij", A, H, A)
-        v = np.einsum("nij,ngj->ngi", Q, np.stack([g[..., 1], -g[..., 0]], -1))  # Q J^T g
-        H5[..., 4, 4] -= (g * w).sum(-1)
-        H5[..., 4, 0:2] -= v
-        H5[..., 0:2, 4] -= v
-        H5[..., 4, 2:4] += v
-        H5[..., 2:4, 4] += v
-        return gap, ok.reshape(n, ns), G, H5
+        return (np.einsum("gm,nmd->ngd", self.C, pos), self.body_X + x[:, md:md + 2],
+                planar_rotation(x[:, md + 2]))
 
-    def _moving_gaps_3d(self, poses, hessian: bool):
-        """The gaps of a surface carried by a spatial body of pose ``(x_b, R)`` (``R`` the
-        rotation from the reference configuration, whose rotations are the identity): each
-        point is taken back to the body's reference frame, ``y = X_b + R^T (p - x_b)``, and
-        measured there (``s(y)``, gradient ``gamma``). With material increments ``R <- R
-        exp(hat(Theta))`` and ``u = R^T (p - x_b)``: ``dy / d(p, x_b, Theta) = J = (R^T, -R^T,
-        hat(u))``, so the gradient is ``J^T gamma = (R gamma, -R gamma, gamma x u)`` and its
-        derivative ``J^T (d2s/dy2) J + M``, where ``M`` differentiates ``J^T`` at fixed
-        ``gamma``: ``d(R gamma)/dTheta = -R hat(gamma)``, ``d(gamma x u)/d(p, x_b, Theta) =
-        hat(gamma) (R^T, -R^T, hat(u))`` (not symmetric: the rotations are not additive).
-        Returns gradients ``(n, ns, 9)`` and Hessians ``(n, ns, 9, 9)`` on (p, x_b, Theta)."""
-        xs, Rs = poses[0], poses[1]
-        n, (ns, m) = len(self), self.C.shape
-        p = np.einsum("gm,nmd->ngd", self.C, xs[:, :m])              # (n, ns, 3)
-        xb, R = xs[:, m], Rs[:, m]
-        u = np.einsum("nji,ngj->ngi", R, p - xb[:, None])            # R^T (p - x_b)
-        s, gam, H, ok = self._measure((self.body_X[:, None] + u).reshape(-1, 3), hessian)
-        gam = gam.reshape(n, ns, 3)
-        Rg = np.einsum("nij,ngj->ngi", R, gam)
-        G = np.concatenate([Rg, -Rg, np.cross(gam, u)], axis=-1)
+    def _moving_measure(self, x: np.ndarray, hessian: bool) -> "_Moving":
+        """The gaps of a surface carried by a body, with what friction reads of them: each
+        point is taken back to the body's reference frame, ``y = X_b + Q^T (p - x_b)``
+        (:mod:`fembody.contact.body_frame`; planar ``Q = Q(phi)``, spatial the node's
+        rotation ``R`` from the reference configuration, whose rotations are the identity),
+        and measured against the surface there (``s(y)``, gradient ``gamma``, Hessian
+        ``S``). With ``J = dy / d(p, x_b, rotation)`` (planar ``(Q^T, -Q^T, -J90 u)``;
+        spatial on the material increments ``(R^T, -R^T, hat(u))``, ``u = y - X_b``) the
+        gradient is ``J^T gamma`` and its derivative ``J^T S J + M``, ``M`` the derivative of
+        ``J^T`` at fixed ``gamma`` (:func:`fembody.contact.body_frame.frame_moment_tangent`;
+        not symmetric in space: the rotations are not additive). Gradients ``(n, ns, 5)``
+        planar, ``(n, ns, 9)`` spatial, on (point, body position, body rotation)."""
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        p, xb, Q = self._body_pose(x)
+        u = frame_points(p, xb, Q)
+        s, gam, S, ok = self._measure((self.body_X[:, None] + u).reshape(-1, d), hessian)
+        gam = gam.reshape(n, ns, d)
+        J = frame_jacobian(Q, u)
+        G = np.einsum("ngai,nga->ngi", J, gam)
         gap = (s - np.repeat(self.radius, ns)).reshape(n, ns)
-        if not hessian:
-            return gap, ok.reshape(n, ns), G, None
-        J = np.zeros((n, ns, 3, 9))
-        J[..., 0:3] = np.swapaxes(R, 1, 2)[:, None]
-        J[..., 3:6] = -J[..., 0:3]
-        J[..., 6:9] = hat(u)
-        H9 = np.einsum("ngai,ngab,ngbj->ngij", J, H.reshape(n, ns, 3, 3), J)
-        hg = hat(gam)                                                  # (n, ns, 3, 3)
-        RH = np.einsum("nij,ngjk->ngik", R, hg)                        # R hat(gamma)
-        H9[..., 0:3, 6:9] -= RH
-        H9[..., 3:6, 6:9] += RH
-        H9[..., 6:9, :] += np.einsum("ngij,ngjk->ngik", hg, J)
-        return gap, ok.reshape(n, ns), G, H9
+        H = None
+        if hessian:
+            S = S.reshape(n, ns, d, d)
+            H = np.einsum("ngai,ngab,ngbj->ngij", J, S, J) \
+                + frame_moment_tangent(Q, u, J, gam)
+        return _Moving(gap, ok.reshape(n, ns), G, H, gam, S, J, Q, u)
 
     def reference_state(self):
         """What :meth:`gaps` reads in the reference configuration: zero displacements, or (a
@@ -725,13 +717,13 @@ class SurfaceContactBlock(ContactRows):
             return self.mesh.gap(y, self.pad, hessian)
         return surface_gap(y, self.origin, self.P, self.R, self.plane, hessian, self.half)
 
-    def _active(self, x, hessian, band=False):
+    def _active(self, x, hessian, band=False, meas=None):
         """``(g, kon, G, H)``: :meth:`gaps` and per sample point ``(n, ns)`` the penalty ``k
         w_g`` of a touching point (else 0); with ``band``, also ``kb``, the penalty of an open
         point less than the friction's tangent band above its surface (the class docstring;
         else 0), and ``nb`` [N], the normal force it would have pressed by the band's
-        width."""
-        g, ok, G, H = self.gaps(x, hessian)
+        width; ``meas`` the :meth:`gaps` at ``x`` if already measured (default None)."""
+        g, ok, G, H = self.gaps(x, hessian) if meas is None else meas
         kw = self.kw.reshape(g.shape)
         kon = np.where(ok & (g < 0.0), kw, 0.0)
         if not band:
@@ -768,7 +760,10 @@ class SurfaceContactBlock(ContactRows):
     # ------------------------------------------------------------------------- friction
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchor the point's
-        projection on its surface (the point itself where there is no normal)."""
+        projection on its surface (the point itself where there is no normal); on a moving
+        surface, in the body's reference frame (:meth:`_moving_coulomb`)."""
+        if self.body_X is not None:
+            return self._moving_open_history(x)
         g, ok, G, _ = self.gaps(x)
         pts = self.points(x)
         s = (g + self.radius[:, None]).ravel()
@@ -778,6 +773,8 @@ class SurfaceContactBlock(ContactRows):
     def _coulomb(self, x: np.ndarray, history: "History | None", tangent: bool):
         """The normal part ``(g, kon, G, H)`` of :meth:`_active` and the return mapping
         :func:`fembody.contact.friction.coulomb` of every sample point."""
+        if self.body_X is not None:
+            return self._moving_coulomb(x, history, tangent)[:5]
         h = self.history0 if history is None else history
         g, kon, G, H, kb, nb = self._active(x, True, band=True)
         d = self.dim
@@ -805,6 +802,8 @@ class SurfaceContactBlock(ContactRows):
                              self.mu_k[b], h.sliding[b], dw[b], dn[b], dNb[b]).K
 
     def _friction_forces(self, x: np.ndarray, tangent: bool, history):
+        if self.body_X is not None:
+            return self._moving_friction_forces(x, tangent, history)
         g, kon, G, H, c = self._coulomb(x, history, tangent)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         # per point: the normal part (k g G) plus the friction part
@@ -822,6 +821,8 @@ class SurfaceContactBlock(ContactRows):
         ``history``, the last accepted one's), the energy [J] the step's slip dissipated
         (see :class:`fembody.contact.friction.History`) and the energy held by the
         tangential springs at ``x`` [J]."""
+        if self.body_X is not None:
+            return self._moving_advance(x, history)
         g, kon, G, H, c = self._coulomb(x, history, False)
         N = -(kon * g).ravel()
         on = N > 0.0
@@ -832,6 +833,102 @@ class SurfaceContactBlock(ContactRows):
         F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, c.stored)
+        return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
+    # -------------------------------------------------------- friction on a moving surface
+    def _flat(self, x) -> np.ndarray:
+        """The state ``x`` as one array per item (a history keeps it): a spatial moving
+        surface's the positions of the items' nodes and the body's and the body's rotation
+        matrix ``(n, 3 m + 12)``."""
+        if not self.spatial:
+            return np.array(x, dtype=float, copy=True)
+        n = len(self)
+        return np.concatenate([x[0].reshape(n, -1), x[1][:, -1].reshape(n, 9)], axis=1)
+
+    def _increment(self, x, flat0: np.ndarray) -> np.ndarray:
+        """The DOF increments ``(n, k)`` from the state kept as ``flat0`` to ``x`` (a spatial
+        body's rotation: the material increment ``log(R_0^T R)``)."""
+        if not self.spatial:
+            return x - flat0
+        n, t = len(self), x[0][0].size
+        R0 = flat0[:, t:].reshape(n, 3, 3)
+        th = rot_log(np.swapaxes(R0, -1, -2) @ x[1][:, -1])
+        return np.concatenate([x[0].reshape(n, -1) - flat0[:, :t], th], axis=1)
+
+    def _moving_open_history(self, x) -> History:
+        """:meth:`_open_history` on a moving surface: each point anchored at its projection
+        on the surface in the body's reference frame."""
+        mm = self._moving_measure(x, False)
+        d, n = self.dim, len(self)
+        y = (self.body_X[:, None] + mm.u).reshape(-1, d)
+        s = (mm.gap + self.radius[:, None]).ravel()
+        anchor = y - np.where(mm.ok.ravel(), s, 0.0)[:, None] * mm.gam.reshape(-1, d)
+        p = len(anchor)
+        return History(anchor, np.ones(p, dtype=bool), np.zeros(p), self._flat(x),
+                       np.zeros((n, self.dofs.shape[1])), np.zeros(p))
+
+    def _moving_coulomb(self, x, history: "History | None", tangent: bool):
+        """The return mapping of the points against a surface carried by a body, in the
+        body's reference frame: the anchor ``A`` is a material point of the body (kept in
+        that frame: it follows the body's pose), the slip that of the point relative to it,
+        ``w = y - A`` with ``y = X_b + Q^T (p - x_b)``, and the normal the surface's there;
+        ``dw = J``, ``dn = S J`` and ``dN = -k w_g J^T gamma`` on (point, body position,
+        body rotation) (:meth:`_moving_measure`). Returns :meth:`_coulomb`'s five and the
+        measure."""
+        h = self.history0 if history is None else history
+        mm = self._moving_measure(x, tangent)
+        g, kon, G, H, kb, nb = self._active(x, tangent, band=True, meas=mm[:4])
+        d = self.dim
+        gam = mm.gam.reshape(-1, d)
+        N = -(kon * g).ravel()
+        w = (self.body_X[:, None] + mm.u).reshape(-1, d) - h.anchor
+        if tangent:
+            k = mm.J.shape[-1]
+            dw = mm.J.reshape(-1, d, k)
+            dn = mm.S.reshape(-1, d, d) @ dw
+            Gc = G.reshape(-1, k)
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                        -kon.ravel()[:, None] * Gc)
+            self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * Gc)
+        else:
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c, mm
+
+    def _moving_friction_forces(self, x, tangent: bool, history):
+        """Forces and tangent on a moving surface: the reference-frame friction force ``f``
+        acts on the coordinates as ``J^T f`` (on the point, its reaction on the body and the
+        reaction's moment about the body's node), and its tangent is ``J^T df + M(f)``
+        (:func:`fembody.contact.body_frame.frame_moment_tangent`)."""
+        g, kon, G, H, c, mm = self._moving_coulomb(x, history, tangent)
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        fr = c.f.reshape(n, ns, d)
+        a = kon * g
+        fp = a[..., None] * G + np.einsum("ngai,nga->ngi", mm.J, fr)
+        f = np.einsum("gai,ngi->na", self.E, fp)
+        if not tangent:
+            return f, None, None
+        k = mm.J.shape[-1]
+        Kp = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a[:, :, None, None] * H \
+            + np.einsum("ngai,ngaj->ngij", mm.J, c.K.reshape(n, ns, d, k)) \
+            + frame_moment_tangent(mm.Q, mm.u, mm.J, fr)
+        return f, np.einsum("gai,ngij,gbj->nab", self.E, Kp, self.E), None
+
+    def _moving_advance(self, x, history: History) -> tuple[History, float, float]:
+        """:meth:`advance` on a moving surface: the anchors moved in the body's reference
+        frame (a slipping point's along its slip, an open one's to its projection), the
+        work on every DOF of the block (the body's rotation by its increment)."""
+        g, kon, G, H, c, mm = self._moving_coulomb(x, history, False)
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        on = -(kon * g).ravel() > 0.0
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        fresh = self._moving_open_history(x)
+        anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
+        F = np.einsum("gai,ngi->na", self.E,
+                      np.einsum("ngai,nga->ngi", mm.J, c.f.reshape(n, ns, d)))
+        work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
+        new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
+                      c.stored)
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
 
     def strain_energy(self, x: np.ndarray) -> np.ndarray:
@@ -900,7 +997,8 @@ class SurfaceContactBlock(ContactRows):
 
 class RollingSurfaceBlock(SurfaceContactBlock):
     """Frictional contacts of beams (elements, or beam nodes given as node contacts) of
-    section radius ``r > 0`` against fixed surfaces, whose Coulomb points are the material
+    section radius ``r > 0`` against fixed surfaces (moving ones:
+    :class:`MovingRollingSurfaceBlock`), whose Coulomb points are the material
     points of the beams' SURFACES that touch, not the points of their axes: a beam that rolls
     on a surface does not slip, a section twisted at a fixed axis does
     (``tests/contact/test_surface_rolling.py`` derives the reference).
@@ -940,15 +1038,17 @@ class RollingSurfaceBlock(SurfaceContactBlock):
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
                  tol: np.ndarray | None = None, mesh: TriangleMesh | None = None,
-                 friction: tuple | None = None) -> None:
+                 friction: tuple | None = None, body_X: np.ndarray | None = None) -> None:
         super().__init__(kind, nodes, dofs, X, origin, P, R, plane, radius, k, labels, half,
-                         None, tol, mesh, None)
+                         body_X, tol, mesh, None)
         d = self.dim
         (ns, m), nc = self.C.shape, d + (1 if d == 2 else 3)
         self.nc = nc                                  # DOFs per node: (x, y, theta) or 6
-        if self.dofs.shape[1] != m * nc or friction is None:
-            raise ModelError(f"{self.family}: a rolling block needs {m * nc} DOFs per item "
-                             "(translations and rotations of its nodes) and friction")
+        nk = m * nc + (0 if body_X is None else 3 * (d - 1))
+        if self.dofs.shape[1] != nk or friction is None:
+            raise ModelError(f"{self.family}: a rolling block needs {nk} DOFs per item "
+                             "(translations and rotations of its nodes, then its body's) "
+                             "and friction")
         self.spatial = d == 3
         # per sample point: its translation columns among the item's DOFs, C_gj I
         self.Ct = np.zeros((ns, d, m * nc))
@@ -1038,11 +1138,12 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         """The DOF increments ``(n, m nc)`` from the state kept as ``flat0`` to ``x``
         (rotations: the material increment ``log(R_0^T R)``, the angle wrapped to (-pi,
         pi])."""
-        n, m = len(self), self.C.shape[1]
+        n = len(self)
         if not self.spatial:
             dx = x - flat0
             dx[:, self._rot] = np.angle(np.exp(1j * dx[:, self._rot]))
             return dx
+        m = x[0].shape[1]                             # (the items' nodes and a body's)
         x0 = flat0[:, :3 * m].reshape(n, m, 3)
         R0 = flat0[:, 3 * m:].reshape(n, m, 3, 3)
         th = rot_log(np.swapaxes(R0, -1, -2) @ x[1])
@@ -1114,7 +1215,7 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         """As :meth:`SurfaceContactBlock.advance`; a touching point is tied anew to the
         material point facing the surface, keeping its elastic slip (the class docstring)."""
         g, kon, G, H, c, (sec, a, v, dw) = self._slip(x, history, False)
-        n, ns, d = len(self), self.C.shape[0], self.dim
+        ns, d = self.C.shape[0], self.dim
         on = -(kon * g).ravel() > 0.0
         Gp = G.reshape(-1, d)
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
@@ -1122,12 +1223,179 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         kept = self._tie(sec, -rr * Gp)
         touch = np.concatenate([self.points(x) - rr * Gp - (c.u - c.ds[:, None] * e), kept],
                                axis=1)
+        return self._advanced(x, history, c, dw, on, touch)
+
+    def _advanced(self, x, history: History, c, dw: np.ndarray, on: np.ndarray,
+                  touch: np.ndarray) -> tuple[History, float, float]:
+        """:meth:`advance`'s result from the return mapping ``c`` at ``x``, ``dw``, which
+        points touch (``on``) and their re-tied anchors ``touch`` (the others open)."""
+        n, ns = len(self), self.C.shape[0]
         anchor = np.where(on[:, None], touch, self._open_history(x).anchor)
         F = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
         work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, self._flat(x), F,
                       c.stored)
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
+
+class MovingRollingSurfaceBlock(RollingSurfaceBlock):
+    """:class:`RollingSurfaceBlock` against a surface carried by a body node (``body_X (n,
+    d)``, its reference positions; ``dofs`` end with the body's (x, y, rz) or (x, y, z, rx,
+    ry, rz); spatial ``nodes (n, m + 1)``, the items' nodes and the body's): beam sections
+    and rigid balls measured at their surface points against a moving surface.
+
+    Everything is seen from the body's reference frame (:mod:`fembody.contact.body_frame`,
+    ``y = X_b + Q^T (p - x_b)``): the gap and normal at the axis point ``x_g``
+    (:meth:`SurfaceContactBlock._moving_measure`), and the slip of the carried surface point
+    ``x_g + v`` relative to the anchor ``A``, a material point of the body kept in that
+    frame: ``w = X_b + Q^T (x_g + v - x_b) - A``. So a rigid motion of body and beam
+    together changes no slip, a beam rolling on a moving surface without slip relative to it
+    is not held, and a surface turning under a section pulls on it. The force ``f`` (body
+    frame) acts at the carried point as ``Q f`` (a moment ``v x Q f`` on the section) and on
+    the body as the reaction, with its moment about the body's node; the tangent is the
+    chain rule of ``w = y(x_g + v(a), x_b, Q) - A``: ``J_c E_c`` with ``J_c`` the frame's
+    Jacobian at the carried point and ``E_c = diag(C + dv, I)``, plus the frame's moment
+    tangent ``E_c^T M(f) E_c`` and the sections' (``carried_moment_tangent`` at ``Q f``).
+    The anchors ``(A, a)`` are re-tied at each accepted step as the fixed surface's, to the
+    material point facing the surface (``v = -r Q gamma``), in the body's frame."""
+
+    def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
+                 origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
+                 radius: np.ndarray, k: np.ndarray, labels, half: np.ndarray | None = None,
+                 body_X: np.ndarray | None = None, tol: np.ndarray | None = None,
+                 mesh: TriangleMesh | None = None, friction: tuple | None = None) -> None:
+        if body_X is None:
+            raise ModelError("MovingRollingSurfaceBlock: body_X is required (the reference "
+                             "positions of the nodes carrying the surfaces)")
+        super().__init__(kind, nodes, dofs, X, origin, P, R, plane, radius, k, labels, half,
+                         tol, mesh, friction, body_X=body_X)
+
+    def _frame_map(self) -> np.ndarray:
+        """``E (ns, m nc + nb, d + nb)``: the axis point's and the body's columns among the
+        item's DOFs (the gap's coordinates, :meth:`_moving_measure`, to the block's)."""
+        (ns, m), d, nc = self.C.shape, self.dim, self.nc
+        nb = 3 * (d - 1)
+        E = np.zeros((ns, m * nc + nb, d + nb))
+        E[:, :m * nc, :d] = np.swapaxes(self.Ct, 1, 2)
+        E[:, m * nc:, d:] = np.eye(nb)
+        return E
+
+    def reference_state(self):
+        """As :meth:`RollingSurfaceBlock.reference_state`, the body's node last."""
+        if not self.spatial:
+            return np.zeros(self.dofs.shape)
+        xs = np.concatenate([self.X, self.body_X[:, None]], axis=1)
+        return xs, np.broadcast_to(np.eye(3), xs.shape + (3,)).copy()
+
+    def _items(self, x):
+        """The state of the items' nodes alone (without the body's)."""
+        m = self.C.shape[1]
+        if self.spatial:
+            return x[0][:, :m], x[1][:, :m]
+        return x[:, :m * self.nc]
+
+    def _node_positions(self, x) -> np.ndarray:
+        return super()._node_positions(self._items(x))
+
+    def _sections(self, x):
+        return super()._sections(self._items(x))
+
+    def _body_pose(self, x):
+        m, d = self.C.shape[1], self.dim
+        p = np.einsum("gm,nmd->ngd", self.C, self._node_positions(x))
+        if self.spatial:
+            return p, x[0][:, m], x[1][:, m]
+        b = m * self.nc
+        return p, self.body_X + x[:, b:b + d], planar_rotation(x[:, b + d])
+
+    def _open_history(self, x) -> History:
+        """The history of points all open at ``x``: each anchored at its projection on the
+        surface in the body's frame and tied to the material point of its section facing
+        the surface (``v = -r Q gamma``)."""
+        mm = self._moving_measure(x, False)
+        d, okf = self.dim, mm.ok.ravel()
+        gam = mm.gam.reshape(-1, d)
+        rr = np.repeat(self.radius, self.C.shape[0])
+        y = (self.body_X[:, None] + mm.u).reshape(-1, d)
+        anchor = y - np.where(okf, mm.gap.ravel() + rr, 0.0)[:, None] * gam
+        nsp = np.einsum("nij,ngj->ngi", mm.Q, mm.gam).reshape(-1, d)
+        a = self._tie(self._sections(x), -np.where(okf, rr, 0.0)[:, None] * nsp)
+        p = len(anchor)
+        return History(np.concatenate([anchor, a], axis=1), np.ones(p, dtype=bool),
+                       np.zeros(p), self._flat(x), np.zeros(self.dofs.shape), np.zeros(p))
+
+    def _slip(self, x, history: "History | None", tangent: bool):
+        """:meth:`RollingSurfaceBlock._slip` in the body's frame (the class docstring);
+        returns the normal part, the return mapping and ``(sec, a, v, dw, mm, Jc, uc,
+        Dp)``: the sections, tied and carried vectors, ``dw`` on the item's DOFs, the gap's
+        measure, the frame's Jacobian at the carried points, their ``u`` and ``C + dv``."""
+        h = self.history0 if history is None else history
+        mm = self._moving_measure(x, tangent)
+        g, kon, G, H, kb, nb = self._active(x, tangent, band=True, meas=mm[:4])
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        mc, k = m * self.nc, mm.J.shape[-1]
+        N = -(kon * g).ravel()
+        sec = self._sections(x)
+        a = h.anchor[:, d:]
+        v, Dv = self._carry(sec, a)
+        uc = frame_points(self.points(x).reshape(n, ns, d) + v.reshape(n, ns, d),
+                          self._body_pose(x)[1], mm.Q)
+        Jc = frame_jacobian(mm.Q, uc)
+        w = (self.body_X[:, None] + uc).reshape(-1, d) - h.anchor[:, :d]
+        Dp = Dv + self._Ctp
+        Jp = Jc.reshape(-1, d, k)
+        dw = np.concatenate([Jp[:, :, :d] @ Dp, Jp[:, :, d:]], axis=2)
+        gam = mm.gam.reshape(-1, d)
+        if tangent:
+            E = np.tile(self._frame_map(), (n, 1, 1))
+            dn = mm.S.reshape(-1, d, d) @ mm.J.reshape(-1, d, k) @ np.swapaxes(E, 1, 2)
+            GE = np.einsum("pk,pak->pa", G.reshape(-1, k), E)
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                        -kon.ravel()[:, None] * GE)
+            self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * GE)
+        else:
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        return g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp)
+
+    def _friction_forces(self, x, tangent: bool, history):
+        g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp) = self._slip(x, history, tangent)
+        n, (ns, m), d = len(self), self.C.shape, self.dim
+        mc, nk = m * self.nc, self.dofs.shape[1]
+        E = self._frame_map()
+        a_n = kon * g
+        f = (np.swapaxes(dw, 1, 2) @ c.f[:, :, None]).reshape(n, ns, -1).sum(axis=1)
+        f += np.einsum("gai,ngi->na", E, a_n[..., None] * G)
+        if not tangent:
+            return f, None, None
+        fr = c.f.reshape(n, ns, d)
+        k = Jc.shape[-1]
+        Ec = np.zeros((n * ns, k, nk))                 # (carried point, body) -> DOFs
+        Ec[:, :d, :mc] = Dp
+        Ec[:, d:, mc:] = np.eye(k - d)
+        M = frame_moment_tangent(mm.Q, uc, Jc, fr).reshape(-1, k, k)
+        Kp = np.swapaxes(dw, 1, 2) @ c.K + np.swapaxes(Ec, 1, 2) @ M @ Ec
+        fsp = np.einsum("nij,ngj->ngi", mm.Q, fr).reshape(-1, d)
+        Kp[:, :mc, :mc] += self._carry_tangent(sec, a, v, fsp)
+        K = Kp.reshape(n, ns, nk, nk).sum(axis=1)
+        Kn = kon[:, :, None, None] * (G[:, :, :, None] * G[:, :, None, :]) \
+            + a_n[:, :, None, None] * H
+        K += np.einsum("gai,ngij,gbj->nab", E, Kn, E)
+        return f, K, None
+
+    def advance(self, x, history: History) -> tuple[History, float, float]:
+        """As :meth:`RollingSurfaceBlock.advance`, in the body's frame: a touching point is
+        tied anew to the material point facing the surface, ``A' = y - r gamma - u_e``."""
+        g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp) = self._slip(x, history, False)
+        ns, d = self.C.shape[0], self.dim
+        on = -(kon * g).ravel() > 0.0
+        gam = mm.gam.reshape(-1, d)
+        e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
+        rr = np.repeat(self.radius, ns)[:, None]
+        nsp = np.einsum("nij,ngj->ngi", mm.Q, mm.gam).reshape(-1, d)
+        kept = self._tie(sec, -rr * nsp)
+        y = (self.body_X[:, None] + mm.u).reshape(-1, d)
+        touch = np.concatenate([y - rr * gam - (c.u - c.ds[:, None] * e), kept], axis=1)
+        return self._advanced(x, history, c, dw, on, touch)
 
 
 def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
@@ -1144,7 +1412,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
     # beam's surface (RollingSurfaceBlock); the others at the point
     nc = nd + (1 if nd == 2 else 3)
     groups = [(kind, moving, mesh, rolls) for mesh in [None] + meshes
-              for moving in (False, True) for rolls in ((False,) if moving else (False, True))
+              for moving in (False, True) for rolls in (False, True)
               for kind in ("element", "node")]
     for kind, moving, mesh, rolls in groups:
         rows = []                                        # (compile time only)
@@ -1155,7 +1423,7 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
                 continue
             o, P, R, plane, half = _geometry(sc.surface, nd)
             items = sc.elements if kind == "element" else [(n,) for n in sc.nodes]
-            turns = sc.friction > 0.0 and sc.radius > 0.0 and not moving
+            turns = sc.friction > 0.0 and sc.radius > 0.0
             for it in items:
                 ids = [n.id for n in (it.nodes if kind == "element" else it)]
                 if (turns and bool((node_dofs[ids][:, nd:nc] >= 0).all())) != rolls:
@@ -1193,7 +1461,9 @@ def build_surface_blocks(model: "Model", node_dofs: np.ndarray) -> list:
         tol = np.array([r[0].max_penetration for r in rows])
         friction = tuple(np.array([getattr(r[0], a) for r in rows]) for a in
                          ("friction", "kinetic_friction", "tangential_stiffness"))
-        if rolls:
+        if rolls and moving:
+            blk = MovingRollingSurfaceBlock(*args, body_X, tol, mesh, friction)
+        elif rolls:
             blk = RollingSurfaceBlock(*args, tol, mesh, friction)
         else:
             blk = SurfaceContactBlock(*args, body_X, tol, mesh, friction)

@@ -808,8 +808,8 @@ class Model:
                             kinetic_friction: float | None = None,
                             tangential_stiffness: float | None = None,
                             name: str | None = None):
-        """Let beam elements or nodes touch a fixed rigid surface, by penalty
-        (:mod:`fembody.contact.surfaces`).
+        """Let beam elements or nodes touch a rigid surface (fixed, or moving with a body), by
+        penalty (:mod:`fembody.contact.surfaces`).
 
         Parameters
         ----------
@@ -843,11 +843,12 @@ class Model:
             ``radius`` is 0 (give it then); ``math.inf`` switches the check off.
         friction : float, default 0.0
             The static Coulomb coefficient ``mu_s`` [-] (0: frictionless): a point sticks
-            while its tangential force is at most ``mu_s N`` (fixed surfaces only). The
-            tangential law is a penalty spring with a return mapping
-            (:func:`fembody.contact.friction.coulomb`); its anchors are the run's, moved at
-            each accepted step, and the energy its slip dissipates is
-            ``Result.energy.friction``.
+            while its tangential force is at most ``mu_s N``; on a surface moving with
+            ``body`` it sticks to the body's material point (the slip is relative to the
+            body), and the reaction acts on the body. The tangential law is a penalty
+            spring with a return mapping (:func:`fembody.contact.friction.coulomb`); its
+            anchors are the run's, moved at each accepted step, and the energy its slip
+            dissipates is ``Result.energy.friction``.
         kinetic_friction : float, optional
             The kinetic coefficient ``mu_k`` [-] a sliding point slides with; default None:
             ``friction``. At most ``friction``.
