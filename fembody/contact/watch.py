@@ -104,6 +104,16 @@ point of that choice):
    0.5: grown back to ``dt`` at once it read the bounce's accelerations, +3.5 % at
    ``omega h`` 11.4; restarted -0.9 %, the scheme's damping of the contact mode).
 
+The steps of rules 4 and 5 may go below ``min_dt`` (the floor of a failing step, ``dt /
+1024`` by default), down to ``simulate.EVENT_MIN`` (1e-6) of ``dt``: an event costs a bounded
+number of steps (the bounce's half period in about 31, at most ``MAX_LOCATE`` retries per
+switch), whatever the stiffness, where held at ``min_dt`` a contact with ``omega dt`` above
+about 100 bounced at ``omega min_dt`` near 1 (the point mass: -2 % at ``omega dt`` 500, +19 %
+at 1000; now within 6e-5 up to 1e4). The limit is then the location's: from a step of
+``omega dt`` 1e5 the 20 retries end off the switch (the point mass +0.2 %; 1e6: +18 %), so
+a contact with ``omega dt`` above :data:`OMEGA_DT_MAX` is named in a ContactWarning at the
+run's start (:meth:`ContactWatch.stiff`) with the ``dt`` or stiffness that resolves it.
+
 ``omega`` is the penalty frequency of :mod:`fembody.contact.frequency`: a beam or surface
 contact's rows take the highest estimate over the model's beam and surface contacts (the
 rows are not mapped to the contacts' nodes: an upper bound), a node contact by penalty its
@@ -140,6 +150,9 @@ BEND = 0.01
 #: penalty frequency omega (the module docstring: its half period pi / omega in at least
 #: about ten steps)
 STEPS_OMEGA = 0.1
+#: the largest omega dt from whose steps an impact is located (rule 4, at most
+#: simulate.MAX_LOCATE retries of a step; the module docstring): beyond it a run warns
+OMEGA_DT_MAX = 1e4
 
 
 class ContactWatch:
@@ -404,6 +417,45 @@ class ContactWatch:
                 else:
                     self.bouncing.pop(j, None)
         self.h_max = h_max
+
+
+    def stiff(self, dt: float) -> list[tuple[str, float]]:
+        """Warn once (:class:`fembody.errors.ContactWarning`) naming the watched contacts
+        whose impact a run of steps ``dt`` [s] cannot locate: ``omega dt`` above
+        :data:`OMEGA_DT_MAX` (the module docstring). Returns ``(label, omega)`` of those
+        found, highest first. A node contact by a Hertz law (``exponent`` above 1), whose
+        omega grows with the impact, is not judged."""
+        if self._omega is None or not dt > 0.0:
+            return []
+        from ..errors import ContactWarning
+        from .frequency import contact_frequencies, node_masses
+        limit = OMEGA_DT_MAX / dt * (1.0 + 1e-9)
+        found = []
+        if any(j not in self._omega.node for j in range(len(self.blocks))):
+            found += [(lab, w) for lab, w in contact_frequencies(self.sys,
+                                                                 node_masses(self.sys))
+                      if w > limit]
+        for j, (kinv, n) in self._omega.node.items():
+            w = np.sqrt(kinv) * (n == 1.0)
+            found += [(self.blocks[j].label(i), float(w[i])) for i in
+                      np.flatnonzero(w > limit)]
+        if not found:
+            return found
+        found.sort(key=lambda x: -x[1])
+        import warnings
+        named = "; ".join(f"{lab} (omega = {w:.3g} rad/s, omega dt = {w * dt:.3g})"
+                          for lab, w in found[:3])
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        w = found[0][1]
+        warnings.warn(
+            f"{self.run}: the run locates a penalty contact's impact from steps of dt = "
+            f"{dt:.3g} s, which it can do up to omega dt = {OMEGA_DT_MAX:g} (omega the "
+            f"contact's penalty frequency), not for {named}{more}: an impact there is "
+            "not resolved and can gain or lose energy (a wrong trajectory, no error; a "
+            f"contact resting or closing slowly is not concerned). Give dt at most "
+            f"{OMEGA_DT_MAX / w:.3g} s or a lower stiffness (omega = sqrt(stiffness / "
+            "mass))", ContactWarning, stacklevel=5)
+        return found
 
 
 def _at(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
