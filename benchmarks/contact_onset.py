@@ -15,6 +15,11 @@ between this tree and ``--base`` (another checkout, e.g. a worktree of the base 
 its kernels built): steps, rejected steps, Newton iterations and CPU time per step (after a
 warm-up run of two steps in the same process).
 
+``--variants`` (default ``frictionless,friction``) may name ``checked-frictionless`` and
+``checked-friction``: the same bundle with its contacts' default ``max_penetration`` (watched
+by the rules). ``--key`` (default ``onset_33``) names the JSON key; a run of other than 15
+steps goes under ``bundle_<steps>``.
+
     python benchmarks/contact_onset.py --drop
     python benchmarks/contact_onset.py --bundle --base /tmp/bb-onset-33 [--rounds 4]
 """
@@ -75,7 +80,15 @@ def _bundle_once(variant: str, steps: int) -> None:
     """One bundle run in this process (this tree's fembody): prints a JSON line."""
     import fembody as fb
     from beam_bundle import build
-    s = build(10, 100, variant).compile()
+    checked = variant.startswith("checked-")
+    if checked:                     # the contacts' default max_penetration: watched
+        add = fb.Model.add_beam_contact
+
+        def default_tol(self, *a, **kw):
+            kw.pop("max_penetration", None)
+            return add(self, *a, **kw)
+        fb.Model.add_beam_contact = default_tol
+    s = build(10, 100, variant.removeprefix("checked-")).compile()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fb.simulate(s, t_end=2e-3, dt=1e-3)              # warm-up
@@ -89,12 +102,13 @@ def _bundle_once(variant: str, steps: int) -> None:
                           load=os.getloadavg()[0])))
 
 
-def bundle(base: str, rounds: int, steps: int) -> list[dict]:
+def bundle(base: str, rounds: int, steps: int,
+           variants: tuple = ("frictionless", "friction")) -> list[dict]:
     """The ``--bundle`` comparison (module docstring): fresh processes, trees interleaved."""
     trees = {"this": os.path.dirname(HERE), "base": os.path.abspath(base)}
     rows = []
     for k in range(rounds):
-        for variant in ("frictionless", "friction"):
+        for variant in variants:
             for name, tree in (trees.items() if k % 2 == 0 else reversed(trees.items())):
                 env = dict(os.environ, PYTHONPATH=tree, OPENBLAS_NUM_THREADS="1")
                 out = subprocess.run(
@@ -123,6 +137,8 @@ def main() -> None:
     ap.add_argument("--base", default=None)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--steps", type=int, default=15)
+    ap.add_argument("--variants", default="frictionless,friction")
+    ap.add_argument("--key", default="onset_33")
     args = ap.parse_args()
     out = {"machine": machine()}
     if args.drop:
@@ -133,15 +149,17 @@ def main() -> None:
     if args.bundle:
         if args.base is None:
             ap.error("--bundle needs --base (a checkout to compare with)")
-        out["bundle"] = dict(steps=args.steps, rounds=args.rounds, base=args.base,
-                             rows=bundle(args.base, args.rounds, args.steps))
+        name = "bundle" if args.steps == 15 else f"bundle_{args.steps}"
+        out[name] = dict(steps=args.steps, rounds=args.rounds, base=args.base,
+                         rows=bundle(args.base, args.rounds, args.steps,
+                                     tuple(args.variants.split(","))))
     if len(out) > 1:
         # (save replaces the key whole: the part not run now keeps its last results)
         from _common import RESULTS
         old = RESULTS / "beam_bundle.json"
         if old.exists():
-            out = {**json.loads(old.read_text()).get("onset_33", {}), **out}
-        path = save("beam_bundle", {"onset_33": out})
+            out = {**json.loads(old.read_text()).get(args.key, {}), **out}
+        path = save("beam_bundle", {args.key: out})
         print(f"load {os.getloadavg()[0]:.1f}; written {path}")
 
 

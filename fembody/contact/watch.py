@@ -104,6 +104,16 @@ point of that choice):
    0.5: grown back to ``dt`` at once it read the bounce's accelerations, +3.5 % at
    ``omega h`` 11.4; restarted -0.9 %, the scheme's damping of the contact mode).
 
+The steps of rules 4 and 5 may go below ``min_dt`` (the floor of a failing step, ``dt /
+1024`` by default), down to ``simulate.EVENT_MIN`` (1e-6) of ``dt``: an event costs a bounded
+number of steps (the bounce's half period in about 31, at most ``MAX_LOCATE`` retries per
+switch), whatever the stiffness, where held at ``min_dt`` a contact with ``omega dt`` above
+about 100 bounced at ``omega min_dt`` near 1 (the point mass: -2 % at ``omega dt`` 500, +19 %
+at 1000; now within 6e-5 up to 1e4). The limit is then the location's: from a step of
+``omega dt`` 1e5 the 20 retries end off the switch (the point mass +0.2 %; 1e6: +18 %), so
+a contact with ``omega dt`` above :data:`OMEGA_DT_MAX` is named in a ContactWarning at the
+run's start (:meth:`ContactWatch.stiff`) with the ``dt`` or stiffness that resolves it.
+
 ``omega`` is the penalty frequency of :mod:`fembody.contact.frequency`: a beam or surface
 contact's rows take the highest estimate over the model's beam and surface contacts (the
 rows are not mapped to the contacts' nodes: an upper bound), a node contact by penalty its
@@ -111,14 +121,23 @@ secant stiffness ``k delta^(n - 1)`` over the masses of its nodes (at the closed
 for rule 4, at the depth its approach speed reaches, ``k delta^(n+1) / (n+1) = m v^2 / 2``,
 for rule 5). Not covered: a contact that switches and is not watched (a beam contact with
 ``max_penetration=inf``), impulse contacts (located by :mod:`fembody.run.impact`), a row
-whose mass is not known (a node attached to a reduced body), and impacts so slow that their
-whole bounce stays within ``BEND`` of the row's scale: the floor of rule 4 leaves them to
-rule 2, as before (tests/contact/test_beams.py's beam dropped across another at 0.1 m/s, 5 um
-deep against a 5 um floor, drifts 2.8e-2 of its energy at dt = 0.1 ms either way). A floor of
-``BEND^2`` of the scale located it (drift 3.8e-6) but also the chatter of the checked bundle
-of benchmarks/beam_bundle.py (its rows rattling at omega h 12-25: 36 -> 541 steps and 718
-retries over 30 ms); what would tell the two apart is the switch's energy against the run's,
-not yet written.
+whose mass is not known (a node attached to a reduced body), and impacts too slow for rule 6.
+
+6. **Slow shallow impacts** (onset2-33). Rule 4's floor leaves alone an impact whose whole
+   bounce stays within ``BEND`` of the row's scale (tests/contact/test_beams.py's beam dropped
+   across another at 0.1 m/s, 5 um deep against a 5 um floor, drifted 2.8e-2 of its energy
+   at dt = 0.1 ms). Lowering the floor to ``BEND^2`` of the scale located it (3.8e-6) but
+   also the chatter of the checked bundle of benchmarks/beam_bundle.py (36 -> 541 steps and
+   718 retries over 30 ms). What tells the two apart is the switch's speed: below the floor
+   (down to ``BEND^2`` of the scale) a switch is located only where the row was on the same
+   side at the last two accepted states (not a one-step flicker) and its rate ``v`` carries
+   a bounce ``v / omega`` of at least ``sqrt(BEND)`` of the floor, i.e. the contact's kinetic
+   energy ``m v^2 / 2`` is at least ``BEND`` of the floor's penalty energy ``k (BEND
+   scale)^2 / 2`` (:meth:`ContactWatch._impacts`). Measured: the dropped beam's switches
+   have ``v / omega`` of 1.2e-6 to 4.5e-6 m (floor 5e-6, the bound 5e-7: located, drift
+   5.5e-5), the bundle's rattling rows 1e-8 to 1e-7 m at speeds of 1e-4 to 2.5e-3 m/s (left
+   alone: 36 steps, none located, as before). A touch slower than the bound is still left
+   to rule 2 (the dropped beam's one switch at ``v / omega`` 2.7e-7 m).
 
 The time (or load factor) and the results so far are attached by the driver (``err.time``,
 ``err.result``), as for every fembody error raised during a run. (In ``fembody.contact``, not
@@ -140,6 +159,9 @@ BEND = 0.01
 #: penalty frequency omega (the module docstring: its half period pi / omega in at least
 #: about ten steps)
 STEPS_OMEGA = 0.1
+#: the largest omega dt from whose steps an impact is located (rule 4, at most
+#: simulate.MAX_LOCATE retries of a step; the module docstring): beyond it a run warns
+OMEGA_DT_MAX = 1e4
 
 
 class ContactWatch:
@@ -239,7 +261,13 @@ class ContactWatch:
             # left alone (chatter of a resting contact)
             w = self._omega(j, rows, np.maximum(-g1, -g0))
             r = w * np.sqrt(np.abs(g0 * g1)) / np.where(v > 0.0, v, np.inf)
-            bad = (r > eps) & (np.abs(g0 * g1) > scale ** 2)
+            # below that floor, down to BEND of it, an impact's switches are located (its
+            # onset and release at a speed that matters: rule 6)
+            deep = np.abs(g0 * g1) > scale ** 2
+            low = ~deep & (np.abs(g0 * g1) > (BEND * scale) ** 2)
+            if low.any():
+                low &= self._impacts(j, rows, g0, g1, h, w, scale)
+            bad = (r > eps) & (deep | low)
             if bad.any():
                 sb, wb = s[bad], w[bad]
                 # past the switch by tau, omega^2 tau (s h) = (eps / 2)^2: the retried step's
@@ -258,6 +286,22 @@ class ContactWatch:
             return None
         self._retry = (t0, retry + 1)
         return best
+
+    def _impacts(self, j: int, rows: np.ndarray, g0: np.ndarray, g1: np.ndarray, h: float,
+                 w: np.ndarray, floor) -> np.ndarray:
+        """Which of block ``j``'s ``rows``, switching from the gaps ``g0`` at the last
+        accepted state to ``g1`` in a step of ``h`` [s], are an impact's onset or release
+        (rule 6 of the module docstring): the row was on the same side at the state
+        before (open or closed for two accepted states, not flickering) and switches at a
+        speed ``v`` whose bounce ``v / w`` (``w`` the rows' omega [rad/s]) reaches
+        ``sqrt(BEND)`` of rule 4's ``floor`` [m] (a kinetic energy of ``BEND`` of the
+        floor's penalty energy: not a resting contact's chatter)."""
+        if len(self.past) < 2:
+            return np.zeros(rows.size, bool)
+        gp = self.past[0][1][j][rows]
+        v = np.abs(g0 - g1) / h
+        return np.isfinite(gp) & ((gp < 0.0) == (g0 < 0.0)) & (
+            v > w * math.sqrt(BEND) * floor)
 
     def _gaps(self, b, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The gaps and zones of block ``b`` at ``q``; a planar beam block's signed by the
@@ -404,6 +448,45 @@ class ContactWatch:
                 else:
                     self.bouncing.pop(j, None)
         self.h_max = h_max
+
+
+    def stiff(self, dt: float) -> list[tuple[str, float]]:
+        """Warn once (:class:`fembody.errors.ContactWarning`) naming the watched contacts
+        whose impact a run of steps ``dt`` [s] cannot locate: ``omega dt`` above
+        :data:`OMEGA_DT_MAX` (the module docstring). Returns ``(label, omega)`` of those
+        found, highest first. A node contact by a Hertz law (``exponent`` above 1), whose
+        omega grows with the impact, is not judged."""
+        if self._omega is None or not dt > 0.0:
+            return []
+        from ..errors import ContactWarning
+        from .frequency import contact_frequencies, node_masses
+        limit = OMEGA_DT_MAX / dt * (1.0 + 1e-9)
+        found = []
+        if any(j not in self._omega.node for j in range(len(self.blocks))):
+            found += [(lab, w) for lab, w in contact_frequencies(self.sys,
+                                                                 node_masses(self.sys))
+                      if w > limit]
+        for j, (kinv, n) in self._omega.node.items():
+            w = np.sqrt(kinv) * (n == 1.0)
+            found += [(self.blocks[j].label(i), float(w[i])) for i in
+                      np.flatnonzero(w > limit)]
+        if not found:
+            return found
+        found.sort(key=lambda x: -x[1])
+        import warnings
+        named = "; ".join(f"{lab} (omega = {w:.3g} rad/s, omega dt = {w * dt:.3g})"
+                          for lab, w in found[:3])
+        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        w = found[0][1]
+        warnings.warn(
+            f"{self.run}: the run locates a penalty contact's impact from steps of dt = "
+            f"{dt:.3g} s, which it can do up to omega dt = {OMEGA_DT_MAX:g} (omega the "
+            f"contact's penalty frequency), not for {named}{more}: an impact there is "
+            "not resolved and can gain or lose energy (a wrong trajectory, no error; a "
+            f"contact resting or closing slowly is not concerned). Give dt at most "
+            f"{OMEGA_DT_MAX / w:.3g} s or a lower stiffness (omega = sqrt(stiffness / "
+            "mass))", ContactWarning, stacklevel=5)
+        return found
 
 
 def _at(x: np.ndarray, rows: np.ndarray) -> np.ndarray:

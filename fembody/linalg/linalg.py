@@ -1014,7 +1014,10 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
-        symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
+        # (Coulomb friction in slip has an unsymmetric tangent: read as one triangle, the
+        # capstan held by m.fix got a wrong Newton direction and cut its steps)
+        symmetric = (getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
+                     and not getattr(s, "friction_blocks", None))
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric,
                                refine_symmetric=refine_symmetric)

@@ -162,6 +162,8 @@ def simulate(model: "Model | System", t_end: float, dt: float, method: str | typ
         Keep every ``save_every``-th grid point (and the last).
     min_dt : float, optional
         The smallest step [s] a failing step may be cut to (default ``dt / 2**max_cuts``).
+        A located penalty contact event may step below it, down to ``EVENT_MIN`` of ``dt``
+        (:mod:`fembody.contact.watch`).
     max_cuts : int, default 10
         Halvings of a failing step.
     progress : bool, optional
@@ -468,6 +470,8 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
     # the grid i dt up to t_end; a last, shorter step lands on t_end when dt does not divide it
     n_grid = max(1, math.ceil(t_end / dt - 1e-9))
     min_h, h, good = run.min_h, run.h, run.good
+    # the shortest step of a located contact event (EVENT_MIN; min_h bounds failing steps)
+    min_ev = min(min_h, EVENT_MIN * dt)
     if checkpoint is not None and isinstance(integ, ode.ScipyIVP):
         raise ModelError(f"simulate: method {integ.name!r} cannot be checkpointed (SciPy's "
                          "solver objects cannot be saved); use rk4, bdf2 or generalized-alpha "
@@ -489,6 +493,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
             touches.restore(run.watch)
         else:
             touches.start(integ.q, integ.t)
+            touches.stiff(dt)           # impacts too stiff to be located
         result.stats.setdefault("n_located", 0)
     frictional = bool(getattr(sys, "friction_blocks", None))
     sided = bool(getattr(sys, "side_blocks", None)) and sys.contact_state is not None
@@ -614,7 +619,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                 remaining = t_target - integ.t
                 # (a penalty contact hit at speed: its steps, ContactWatch.h_max)
                 h_go = h if touches is None or h <= touches.h_max else max(touches.h_max,
-                                                                           min_h)
+                                                                           min_ev)
                 last = remaining <= h_go * (1.0 + 1e-9)
                 h_try = remaining if last else h_go
                 if rank.t_stop is not None:     # redoing the way into a singular state
@@ -631,7 +636,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                     if rank.t_stop is not None:     # the way in is redone from its start
                         h, good = h_redo, 0
                     continue
-                if ok and touches and h_try > min_h and tries < MAX_LOCATE:
+                if ok and touches and h_try > min_ev and tries < MAX_LOCATE:
                     # a penalty row that opens or closes too far inside the step: the step
                     # is retried ending just past the switch, then the run goes on with the
                     # step it had (fembody.contact.watch, ContactWatch.locate)
@@ -642,7 +647,7 @@ def drive(run: RunState, sys: System, progress: bool | None, callback: Callable 
                         tries += 1
                         if h_back is None:
                             h_back = h
-                        h = max(h_at, min_h)
+                        h = max(h_at, min_ev)
                         log.info("step rejected (a penalty contact opens or closes inside "
                                  "it); retrying with h = %.3g s, ending at the switch", h)
                         continue
@@ -890,6 +895,13 @@ BATCH = 1000
 #: the most retries of one step at penalty contacts' switches (ContactWatch.locate; a
 #: switch the secant has not reached by then, where the gap bends, is kept where it is)
 MAX_LOCATE = 20
+#: the shortest step, over dt, that a located penalty switch or a bounce's steps
+#: (ContactWatch.locate, h_max) may take, below min_dt (a failing step's floor): an event
+#: costs a bounded number of steps (the bounce's half period in about 31), so a stiff
+#: contact (omega dt up to ContactWatch's OMEGA_DT_MAX, 1e4) is resolved where min_dt
+#: (dt / 1024 by default) stepped it at omega min_dt above 0.1 (+19 % at omega dt 1000);
+#: stiffer ones are warned of (ContactWatch.stiff)
+EVENT_MIN = 1e-6
 
 
 class _Power:
