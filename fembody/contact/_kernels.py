@@ -1288,6 +1288,62 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     return f, K[:nt], touching[:nt], params, state, extra, gaps, dT[:nt], glams[:nt]
 
 
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :]))(f8[:, :, :], f8[:, :, :, :], f8[:, :], "
+                      "i8[:], f8[:, :])")
+def surface_ties(pos, rot, params, pair, radii):  # pragma: no cover - jitted
+    """The section vectors ``a (p, 6)`` = (a_A, a_B) every contact point of a spatial block
+    measuring friction at the surfaces ties with its current parameters ``params (p, 2)``
+    (s on A, t on B; the point of pair ``pair[i]``), and the determinants ``(p, 2)`` of the
+    two section frames (A's, B's) they were solved with: ``M_A(s) a_A = -r_A n`` and ``M_B(t)
+    a_B = r_B n``, ``n`` the unit vector along the chord points' difference ``x_A(s) -
+    x_B(t)`` (``e_z`` where it is zero), ``M = (1 - c) R_1 + c R_2`` of the element's node
+    rotations ``rot (n, 4, 3, 3)`` (a0, a1, b0, b1), ``pos (n, 4, 3)`` the nodes' positions
+    [m], ``radii (n, 2)`` (r_A, r_B) [m]. The numbers of
+    :meth:`fembody.contact.beams.BeamContactBlock._tied`'s array form
+    (:func:`fembody.contact.sections.tie` by cofactors, term for term: the same bits); the
+    caller refuses a (near) singular frame (:func:`fembody.contact.sections
+    ._refuse_singular` on the determinants)."""
+    p = params.shape[0]
+    a = np.empty((p, 6))
+    det = np.empty((p, 2))
+    dv = np.empty(3)
+    v = np.empty(3)
+    M = np.empty((3, 3))
+    cof = np.empty((3, 3))                   # cof[k, i]: the adjugate's column k, entry i
+    for r in range(p):
+        q = pair[r]
+        s, t = params[r, 0], params[r, 1]
+        c0, c1, c2, c3 = 1.0 - s, s, t - 1.0, -t
+        for i in range(3):
+            dv[i] = (((c0 * pos[q, 0, i] + c1 * pos[q, 1, i]) + c2 * pos[q, 2, i])
+                     + c3 * pos[q, 3, i])
+        nn = math.sqrt((dv[0] * dv[0] + dv[1] * dv[1]) + dv[2] * dv[2])
+        for side in range(2):
+            cs = s if side == 0 else t
+            w0, w1 = 1.0 - cs, cs
+            rad = -radii[q, 0] if side == 0 else radii[q, 1]
+            for i in range(3):
+                if nn > 0.0:
+                    v[i] = rad * (dv[i] / nn)
+                else:
+                    v[i] = rad * (1.0 if i == 2 else 0.0)
+                for j in range(3):
+                    M[i, j] = w0 * rot[q, 2 * side, i, j] + w1 * rot[q, 2 * side + 1, i, j]
+            for k in range(3):
+                k1 = (k + 1) % 3
+                k2 = (k + 2) % 3
+                for i in range(3):
+                    i1 = (i + 1) % 3
+                    i2 = (i + 2) % 3
+                    cof[k, i] = M[k1, i1] * M[k2, i2] - M[k1, i2] * M[k2, i1]
+            dt = (M[0, 0] * cof[0, 0] + M[0, 1] * cof[0, 1]) + M[0, 2] * cof[0, 2]
+            det[r, side] = dt
+            for i in range(3):
+                a[r, 3 * side + i] = ((cof[0, i] * v[0] + cof[1, i] * v[1])
+                                      + cof[2, i] * v[2]) / dt
+    return a, det
+
+
 @njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")
 def chord_cosines(pos, rows, at):  # pragma: no cover - jitted
     """The squared cosine ``c = (d1 . d2)^2 / (|d1|^2 |d2|^2)`` between the chords ``d1 =

@@ -79,10 +79,11 @@ from .geometry import (closest_crossing, closest_node, distance, in_zone, point_
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
-from .sections import carried, carried_moment_tangent, carried_planar, tie, tie_planar
+from .sections import (_refuse_singular, carried, carried_moment_tangent, carried_planar,
+                       tie_planar)
 from ..rotations import exp as _rot_exp
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
-from ._kernels import crossing_forces, node_forces
+from ._kernels import crossing_forces, node_forces, surface_ties
 from .rows import ContactRows, angle_dofs, beam_neighbours, node_radii
 from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows, spread_length
 from .planar_switch import point_blocks, point_rows
@@ -782,48 +783,37 @@ class BeamContactBlock(ContactRows):
 
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
         """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
-        with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
-        and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
-        that touch."""
-        if self.kind != "crossing" or len(params) != len(self) * (1 + NG):
-            return self._tied_points(x, params)
-        # (a spatial pair's point, then its NG line points: each pair's positions and
-        # rotations broadcast over its points, not gathered per point; the same numbers)
-        n = len(self)
-        pos, R = self.positions(x), self._rotations(x)
-        ca = self._anchor_coefficients(params)
-        out = np.empty((len(params), 6))
-        for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, self.radii),
-                                    (slice(n, None), (n, NG), pos[:, None], R[:, None],
-                                     self.radii[:, None])):
-            c = ca[sl].reshape(shape + (4,))
-            dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
-                   + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
-            nrm = _unit_or_z(dv)
-            prm = params[sl].reshape(shape + (2,))
-            out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
-                              -r[..., 0, None] * nrm).reshape(-1, 3)
-            out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
-                              r[..., 1, None] * nrm).reshape(-1, 3)
-        return out
+        with its current parameters ``params (p, 2)`` (a spatial pair's point, then its NG
+        line points; a planar pair's point): those the sections carry to ``-r_A n`` and
+        ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
+        that touch. Spatial: the compiled :func:`fembody.contact._kernels.surface_ties`
+        (its numpy reference ``tied`` of tests/contact/reference.py, bit for bit);
+        ValueError where a section frame is singular (:func:`fembody.contact.sections
+        .tie`)."""
+        if self.kind == "node":
+            return self._tied_planar(x, params)
+        params = np.ascontiguousarray(params, dtype=float)
+        a, det = surface_ties.trusted(
+            np.ascontiguousarray(self.positions(x)),
+            np.ascontiguousarray(self._rotations(x), dtype=float), params, self._pair_of,
+            np.ascontiguousarray(self.radii))
+        _refuse_singular(det[:, 0], params[:, 0], "tie")
+        _refuse_singular(det[:, 1], params[:, 1], "tie")
+        return a
 
-    def _tied_points(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
-        """:meth:`_tied` gathering each point's pair (any layout of ``params``)."""
+    def _tied_planar(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """Planar :meth:`_tied` (each point's pair gathered: a planar pair has one)."""
         pos = self.positions(x)[self._pair_of]
         dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
         nrm = _unit_or_z(dv)
         rA, rB = self.radii[self._pair_of].T
-        if self.kind == "node":
-            th = x[:, 3 * self.dim:]
-            if th.shape[1] == 0:
-                th = np.zeros((len(x), 3))
-            return np.concatenate([tie_planar(th[:, [0, 0]], np.zeros(len(th)),
-                                              -rA[:, None] * nrm),
-                                   tie_planar(th[:, 1:], params[:, 1], rB[:, None] * nrm)],
-                                  axis=1)
-        R = self._rotations(x)[self._pair_of]
-        return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
-                               tie(R[:, 2:], params[:, 1], rB[:, None] * nrm)], axis=1)
+        th = x[:, 3 * self.dim:]
+        if th.shape[1] == 0:
+            th = np.zeros((len(x), 3))
+        return np.concatenate([tie_planar(th[:, [0, 0]], np.zeros(len(th)),
+                                          -rA[:, None] * nrm),
+                               tie_planar(th[:, 1:], params[:, 1], rB[:, None] * nrm)],
+                              axis=1)
 
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
                   rows: np.ndarray | None = None, side: np.ndarray | None = None):

@@ -590,3 +590,30 @@ def rotation_tangent_from_pass(blk, x: np.ndarray, h, out) -> np.ndarray:
     dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
     Kt[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
     return Kt
+
+
+def tied(blk, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point of a spatial block
+    measuring friction at the surfaces ties at ``x`` with its current parameters ``params
+    (n (1 + NG), 2)`` (a pair's point, then its NG line points), the numpy broadcast form
+    the block used before ``surface_ties`` (fembody.contact._kernels): each pair's positions
+    and rotations broadcast over its points, fembody.contact.sections.tie."""
+    from fembody.contact.beams import _unit_or_z
+    from fembody.contact.sections import tie
+    n = len(blk)
+    pos, R = blk.positions(x), blk._rotations(x)
+    ca = blk._anchor_coefficients(params)
+    out = np.empty((len(params), 6))
+    for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, blk.radii),
+                                (slice(n, None), (n, NG), pos[:, None], R[:, None],
+                                 blk.radii[:, None])):
+        c = ca[sl].reshape(shape + (4,))
+        dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
+               + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
+        nrm = _unit_or_z(dv)
+        prm = params[sl].reshape(shape + (2,))
+        out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
+                          -r[..., 0, None] * nrm).reshape(-1, 3)
+        out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
+                          r[..., 1, None] * nrm).reshape(-1, 3)
+    return out

@@ -512,3 +512,28 @@ def test_the_pass_writes_the_rotations_part_itself(dy, scale):
     # residual only: the same forces
     res = crossing_forces(*args[:-1], False, False, False, TANGENT_BAND, rot)
     np.testing.assert_array_equal(res[0], out[0])
+
+
+def test_the_compiled_ties_are_the_array_forms_bit_for_bit():
+    """The section vectors every point ties after a step (the block's ``_tied``: the
+    compiled ``surface_ties``) equal the numpy broadcast form (reference.tied) bit for bit,
+    on the lying beam with its sections turned at random and moved across, at the pass's
+    current parameters of every point (touching or apart); and a singular section frame is
+    refused naming the fix. (On e9ce03e there is no ``surface_ties``.)"""
+    from fembody.contact._kernels import surface_ties  # noqa: F401
+
+    from .reference import tied
+
+    blk, h, x = _turned_lying(11, 1e-3, 1e-4, 4e-3)
+    params = blk._friction(x, h, False)[3]
+    got, want = blk._tied(x, params), tied(blk, x, params)
+    assert np.isfinite(want).all() and np.abs(want).max() > 0.0
+    np.testing.assert_array_equal(got, want)
+    # a chord point between nodes turned by pi against each other: the frame is singular
+    bad = x.copy()
+    bad[:, 12:15] = 0.0
+    bad[:, 15:18] = (0.0, 0.0, np.pi)
+    prm = params.copy()
+    prm[:, 0] = 0.5
+    with pytest.raises(ValueError, match="singular .* refine the mesh"):
+        blk._tied(bad, prm)
