@@ -719,6 +719,81 @@ def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
             TX[i, md + k] = fac * acc
 
 
+@njit(cache=True)
+def _surface_point(rot, q, anchor, row, out, TX, tangent, wt, md, M, Kq, G, Tg
+                   ):  # pragma: no cover - jitted
+    """The rotations' part of the friction of one contact point measured at the surfaces
+    (crossing_forces' **At the surfaces**; the point just evaluated by
+    :func:`_friction_point`, its state ``out``, with ``tangent`` its derivatives ``TX (d,
+    md + d)`` by :func:`_point_tangent`): adds its moments ``G^T T (12,)``, unweighted, to
+    ``M`` (per node a0, a1, b0, b1 the share ``+-c_i a x R_i^T T`` of the section's
+    carried vector, :mod:`fembody.contact.sections`), and with ``tangent``, weighted by
+    ``wt`` (the blend's weight of the point's part), its rows and columns of the rotations
+    to the pair's stiffness ``Kq (2 md, 2 md)``: ``G^T dT/dX``, ``c_a (dT/dw G)``, ``G^T
+    dT/dw G`` and the moments' own derivative at fixed ``T`` (``c_i hat(a) hat(R_i^T T)``,
+    B's with its sign), ``G = dw/dTheta = [G_A, -G_B]`` (3, 12) (``G`` and ``Tg`` scratch of
+    (3, 12)). Nothing where the point is not pressed (its force and derivatives are
+    zeros). The numpy reference: ``moments`` and ``rotation_tangent_from_pass`` of
+    tests/contact/reference.py."""
+    if not out[0] > 0.0:
+        return
+    s, t = anchor[row, 0], anchor[row, 1]
+    f0, f1, f2 = out[5], out[6], out[7]
+    for i in range(4):
+        side = i // 2
+        col = 5 + 3 * side
+        p = s if side == 0 else t
+        c = (1.0 - p) if i % 2 == 0 else p
+        sg = 1.0 if side == 0 else -1.0
+        a0, a1, a2 = anchor[row, col], anchor[row, col + 1], anchor[row, col + 2]
+        b0 = (f0 * rot[q, i, 0, 0] + f1 * rot[q, i, 1, 0]) + f2 * rot[q, i, 2, 0]
+        b1 = (f0 * rot[q, i, 0, 1] + f1 * rot[q, i, 1, 1]) + f2 * rot[q, i, 2, 1]
+        b2 = (f0 * rot[q, i, 0, 2] + f1 * rot[q, i, 1, 2]) + f2 * rot[q, i, 2, 2]
+        w = sg * c
+        M[3 * i] += w * (a1 * b2 - a2 * b1)
+        M[3 * i + 1] += w * (a2 * b0 - a0 * b2)
+        M[3 * i + 2] += w * (a0 * b1 - a1 * b0)
+        if not tangent:
+            continue
+        # G's block i: -sg c R_i hat(a) (the columns of hat(a): (0, a2, -a1), (-a2, 0, a0),
+        # (a1, -a0, 0))
+        for k in range(3):
+            r0, r1, r2 = rot[q, i, k, 0], rot[q, i, k, 1], rot[q, i, k, 2]
+            G[k, 3 * i] = -w * (r1 * a2 - r2 * a1)
+            G[k, 3 * i + 1] = -w * (r2 * a0 - r0 * a2)
+            G[k, 3 * i + 2] = -w * (r0 * a1 - r1 * a0)
+        # the moments' own derivative at fixed T: w hat(a) hat(b) = w (b a^T - (a.b) I)
+        ab = a0 * b0 + a1 * b1 + a2 * b2
+        o = md + 3 * i
+        for r in range(3):
+            br = b0 if r == 0 else (b1 if r == 1 else b2)
+            for r2 in range(3):
+                ar2 = a0 if r2 == 0 else (a1 if r2 == 1 else a2)
+                v = br * ar2
+                if r == r2:
+                    v -= ab
+                Kq[o + r, o + r2] += wt * (w * v)
+    if not tangent:
+        return
+    nr = 12
+    # dT/dTheta = dT/dw G
+    for k in range(3):
+        for cc in range(nr):
+            Tg[k, cc] = (TX[k, md] * G[0, cc] + TX[k, md + 1] * G[1, cc]) + TX[k, md + 2] * G[2, cc]
+    ca0, ca1, ca2, ca3 = 1.0 - s, s, t - 1.0, -t
+    for cc in range(nr):
+        g0, g1, g2 = wt * G[0, cc], wt * G[1, cc], wt * G[2, cc]
+        for j in range(md):
+            Kq[md + cc, j] += (g0 * TX[0, j] + g1 * TX[1, j]) + g2 * TX[2, j]
+        for j in range(nr):
+            Kq[md + cc, md + j] += (g0 * Tg[0, j] + g1 * Tg[1, j]) + g2 * Tg[2, j]
+    for a in range(4):
+        wa = wt * (ca0 if a == 0 else (ca1 if a == 1 else (ca2 if a == 2 else ca3)))
+        for k in range(3):
+            for cc in range(nr):
+                Kq[3 * a + k, md + cc] += wa * Tg[k, cc]
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
                       "f8[:, :], f8[:, :, :, :], f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
@@ -767,13 +842,18 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     (:meth:`~fembody.contact.beams.BeamContactBlock._carried`) and its points read the offset
     ``o - v_A + v_B`` (``v = ((1 - s) R_1 + s R_2) a`` per section,
     :mod:`fembody.contact.sections`), made here for the points of the pairs that touch alone:
-    the forces and tangent on the translations at the surface points. With ``tangent`` it
-    also gives, per touching pair (in the order of ``K``), ``dT (t, 1 + NG, d, 4 d + d)``, of
-    its point and its line points the friction force's derivatives (dT/dX, dT/dw) on the
-    nodes and on the tied points' difference w (:func:`_point_tangent`; zeros for a part the
-    switch skips) and ``glam (t, 4 d)`` the line weight's gradient: what the block needs for
-    the rotations' rows and columns of the stiffness without recomputing the points (both
-    ``(0, ...)`` without ``tangent`` or at the axes).
+    the forces and tangent on the translations at the surface points. It also writes the
+    rotations' part after the translations' (``f (n, 8 d)``, ``K (t, 8 d, 8 d)``, ``extra
+    (n, 1 + 8 d)``; the rotations as the four nodes' material increments): the moments
+    ``(dv_A/dTheta)^T T`` and ``-(dv_B/dTheta)^T T`` of each point's friction force and the
+    stiffness's rotation rows and columns (:func:`_surface_point`), blended as the forces
+    are. With ``tangent`` it also gives, per touching pair (in the order of ``K``), ``dT (t,
+    1 + NG, d, 4 d + d)``, of its point and its line points the friction force's derivatives
+    (dT/dX, dT/dw) on the nodes and on the tied points' difference w
+    (:func:`_point_tangent`; zeros for a part the switch skips) and ``glam (t, 4 d)`` the
+    line weight's gradient, from which the rotations' block is made (both ``(0, ...)``
+    without ``tangent`` or at the axes; the numpy reference of the rotations' part, from
+    these: tests/contact/reference.py's ``moments`` and ``rotation_tangent_from_pass``).
 
     **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
     none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
@@ -798,15 +878,19 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     d = pos.shape[2]
     m = 4
     md = m * d
-    f = np.zeros((n, md))
+    surf = rot.shape[0] > 0
+    # at the surfaces: the forces and stiffness on the nodes' rotations too (after the
+    # translations: 2 md columns)
+    mdr = 2 * md if (surf and frictional) else md
+    f = np.zeros((n, mdr))
     # (each touching pair's stiffness written in place nt, zeroed there first: neither a
     # zeroed (n, 4 d, 4 d) array nor a gather of its touching rows afterwards)
-    K = np.empty((n if tangent else 0, md, md))
+    K = np.empty((n if tangent else 0, mdr, mdr))
     touching = np.zeros(n, dtype=np.int64)
     npt = n * (1 + NG) if points else 0
     params = np.zeros((npt, 2))
     state = np.zeros((npt, 5 + d))
-    extra = np.zeros((n if points else 0, 1 + md))
+    extra = np.zeros((n if points else 0, 1 + mdr))
     gaps = np.zeros((n, 3))
     nt = 0
     ws = _workspace(d)
@@ -850,11 +934,15 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     GXI = np.empty((NG, md))
     dNF = np.empty(md)                      # a clipped line point's dN / (-kon)
     HF = np.empty((md, md))                 # and its H with the normal's turn in xi
-    surf = rot.shape[0] > 0
     arow = np.empty(anchor.shape[1])        # a point's anchor as _friction_point reads it
     rt = n if (tangent and surf and frictional) else 0
     dT = np.empty((rt, 1 + NG, d, md + d))  # (the rotations' tangent's terms, docstring)
     glams = np.empty((rt, md))
+    Mpt = np.zeros(md)                      # (at the surfaces) the parts' moments
+    Mln = np.zeros(md)
+    Gs = np.empty((d, md))                  # (_surface_point's scratch)
+    Tgs = np.empty((d, md))
+    TXd = np.zeros((d, md + d))             # (and its dT/dX, dT/dw where none are asked)
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -955,8 +1043,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         touching[nt] = q
         nt += 1
         if tangent:
-            for i in range(md):
-                for j in range(md):
+            for i in range(mdr):
+                for j in range(mdr):
                     K[nt - 1, i, j] = 0.0
         lam = _switch(x, tangent, glam, hlam)
         # where one free end of B alone bounds the interval, the ramp of the end of A at its
@@ -1088,6 +1176,9 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             dT[nt - 1] = 0.0
             for i in range(md):
                 glams[nt - 1, i] = glam[i]
+        if surf:
+            Mpt[:] = 0.0
+            Mln[:] = 0.0
         if use_p or points:
             _point_anchor(anchor, q, rot, q, surf, arow)
             _friction_point(x, gp, Hp, gp, kp, gpt, arow, sliding[q] != 0, mu_s[q], mu_k[q],
@@ -1096,6 +1187,12 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 state[q, :] = out
             if rt and use_p:
                 _point_tangent(fw, out, kt[q], d, md, dT[nt - 1, 0])
+            if surf and use_p and rt:
+                _surface_point(rot, q, anchor, q, out, dT[nt - 1, 0], True, 1.0 - lam,
+                               md, Mpt, K[nt - 1], Gs, Tgs)
+            elif surf and use_p:
+                _surface_point(rot, q, anchor, q, out, TXd, False, 1.0 - lam, md, Mpt, Ko,
+                               Gs, Tgs)
         Fln[:] = 0.0
         if tangent:
             Kln[:] = 0.0
@@ -1133,6 +1230,12 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     state[row, :] = out
                 if rt and use_l:
                     _point_tangent(fw, out, kt[row], d, md, dT[nt - 1, 1 + g_])
+                if surf and use_l and rt:
+                    _surface_point(rot, q, anchor, row, out, dT[nt - 1, 1 + g_], True, lam,
+                                   md, Mln, K[nt - 1], Gs, Tgs)
+                elif surf and use_l:
+                    _surface_point(rot, q, anchor, row, out, TXd, False, lam, md, Mln, Ko,
+                                   Gs, Tgs)
                 for i in range(md):
                     Fln[i] += Fo[i]
                 if tangent and use_l:
@@ -1148,6 +1251,23 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             f[q, i] += acc
             if points:
                 extra[q, 1 + i] = acc
+        if surf:
+            # the moments, blended as the forces are (and the blend's gradient on them)
+            for i in range(md):
+                acc = 0.0
+                if use_p:
+                    acc += (1.0 - lam) * Mpt[i]
+                if use_l:
+                    acc += lam * Mln[i]
+                f[q, md + i] = acc
+                if points:
+                    extra[q, 1 + md + i] = acc
+            if tangent and blend:
+                Kq = K[nt - 1]
+                for i in range(md):
+                    dM = Mln[i] - Mpt[i]
+                    for j in range(md):
+                        Kq[md + i, j] += dM * glam[j]
         if points:
             extra[q, 0] = lam
         if tangent:
@@ -1166,6 +1286,62 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
     return f, K[:nt], touching[:nt], params, state, extra, gaps, dT[:nt], glams[:nt]
+
+
+@njit(cache=True, aot="Tuple((f8[:, :], f8[:, :]))(f8[:, :, :], f8[:, :, :, :], f8[:, :], "
+                      "i8[:], f8[:, :])")
+def surface_ties(pos, rot, params, pair, radii):  # pragma: no cover - jitted
+    """The section vectors ``a (p, 6)`` = (a_A, a_B) every contact point of a spatial block
+    measuring friction at the surfaces ties with its current parameters ``params (p, 2)``
+    (s on A, t on B; the point of pair ``pair[i]``), and the determinants ``(p, 2)`` of the
+    two section frames (A's, B's) they were solved with: ``M_A(s) a_A = -r_A n`` and ``M_B(t)
+    a_B = r_B n``, ``n`` the unit vector along the chord points' difference ``x_A(s) -
+    x_B(t)`` (``e_z`` where it is zero), ``M = (1 - c) R_1 + c R_2`` of the element's node
+    rotations ``rot (n, 4, 3, 3)`` (a0, a1, b0, b1), ``pos (n, 4, 3)`` the nodes' positions
+    [m], ``radii (n, 2)`` (r_A, r_B) [m]. The numbers of
+    :meth:`fembody.contact.beams.BeamContactBlock._tied`'s array form
+    (:func:`fembody.contact.sections.tie` by cofactors, term for term: the same bits); the
+    caller refuses a (near) singular frame (:func:`fembody.contact.sections
+    ._refuse_singular` on the determinants)."""
+    p = params.shape[0]
+    a = np.empty((p, 6))
+    det = np.empty((p, 2))
+    dv = np.empty(3)
+    v = np.empty(3)
+    M = np.empty((3, 3))
+    cof = np.empty((3, 3))                   # cof[k, i]: the adjugate's column k, entry i
+    for r in range(p):
+        q = pair[r]
+        s, t = params[r, 0], params[r, 1]
+        c0, c1, c2, c3 = 1.0 - s, s, t - 1.0, -t
+        for i in range(3):
+            dv[i] = (((c0 * pos[q, 0, i] + c1 * pos[q, 1, i]) + c2 * pos[q, 2, i])
+                     + c3 * pos[q, 3, i])
+        nn = math.sqrt((dv[0] * dv[0] + dv[1] * dv[1]) + dv[2] * dv[2])
+        for side in range(2):
+            cs = s if side == 0 else t
+            w0, w1 = 1.0 - cs, cs
+            rad = -radii[q, 0] if side == 0 else radii[q, 1]
+            for i in range(3):
+                if nn > 0.0:
+                    v[i] = rad * (dv[i] / nn)
+                else:
+                    v[i] = rad * (1.0 if i == 2 else 0.0)
+                for j in range(3):
+                    M[i, j] = w0 * rot[q, 2 * side, i, j] + w1 * rot[q, 2 * side + 1, i, j]
+            for k in range(3):
+                k1 = (k + 1) % 3
+                k2 = (k + 2) % 3
+                for i in range(3):
+                    i1 = (i + 1) % 3
+                    i2 = (i + 2) % 3
+                    cof[k, i] = M[k1, i1] * M[k2, i2] - M[k1, i2] * M[k2, i1]
+            dt = (M[0, 0] * cof[0, 0] + M[0, 1] * cof[0, 1]) + M[0, 2] * cof[0, 2]
+            det[r, side] = dt
+            for i in range(3):
+                a[r, 3 * side + i] = ((cof[0, i] * v[0] + cof[1, i] * v[1])
+                                      + cof[2, i] * v[2]) / dt
+    return a, det
 
 
 @njit(cache=True, aot="f8[:](f8[:, :, :], i8[:], i8[:])")

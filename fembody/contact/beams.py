@@ -79,10 +79,11 @@ from .geometry import (closest_crossing, closest_node, distance, in_zone, point_
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
 from .friction import Coulomb, History, coefficients, coulomb
-from .sections import carried, carried_moment_tangent, carried_planar, tie, tie_planar
+from .sections import (_refuse_singular, carried, carried_moment_tangent, carried_planar,
+                       tie_planar)
 from ..rotations import exp as _rot_exp
 from .line import NG, W as LINE_W, XI as LINE_XI, ramp_lengths, weight
-from ._kernels import crossing_forces, node_forces
+from ._kernels import crossing_forces, node_forces, surface_ties
 from .rows import ContactRows, angle_dofs, beam_neighbours, node_radii
 from .meet import EndOverlapBlock, entry_blocks, entry_rows, overlap_rows, spread_length
 from .planar_switch import point_blocks, point_rows
@@ -327,10 +328,13 @@ class BeamContactBlock(ContactRows):
     difference stays along the turned normal). Pure rolling of equal sections slips nothing,
     and a rigid motion of a pair changes no slip. How it is evaluated: ``v = M a`` depends
     on the rotations alone, so the compiled pass runs on the offset ``o - v_A + v_B``: its
-    forces and stiffness on the translations are exact as before; the moments come from its
-    points' forces, and the stiffness's rotation rows and columns from the pass's per-point
-    derivatives of the friction force (``dT/dX``, ``dT/dw``: :meth:`_rotation_tangent`; at
-    its own points, clipped at B's free ends where the penalty's are). A frictional planar
+    forces and stiffness on the translations are exact as before; the pass also writes the
+    moments from its points' forces and the stiffness's rotation rows and columns from its
+    per-point derivatives of the friction force (``dT/dX``, ``dT/dw``; at its own points,
+    clipped at B's free ends where the penalty's are) straight into the pair's ``2 m d``
+    block (:func:`fembody.contact._kernels.crossing_forces`, **At the surfaces**; their
+    numpy reference ``moments`` and ``rotation_tangent_from_pass`` of
+    tests/contact/reference.py). A frictional planar
     block does the
     same with the node's and the element's sections (tests/contact/test_rows_surface_slip
     .py): its rows' DOFs are the three nodes' translations, then their angles (``dofs (n,
@@ -479,7 +483,7 @@ class BeamContactBlock(ContactRows):
         ``history`` (a run's; default None: :attr:`history0`, the reference
         configuration's); planar pairs signed by the run's ``side`` (default None:
         unsigned, **Sides**)."""
-        out = self._kernel(x, history, tangent, self.surface, side)
+        out = self._kernel(x, history, tangent, self._points_asked(), side)
         f, K = out[0], out[1]
         if self.surface:
             f, K = self._with_rotations(x, history, tangent, out, side)
@@ -504,7 +508,7 @@ class BeamContactBlock(ContactRows):
         (with or without ``tangent``: a residual-only evaluation scatters those pairs'
         forces alone); a planar one when its stiffness has a nonzero entry (without
         ``tangent``: every pair); ``side`` as in :meth:`forces`."""
-        out = self._kernel(x, history, tangent, self.surface, side)
+        out = self._kernel(x, history, tangent, self._points_asked(), side)
         f, K = out[0], out[1]
         if self.surface:
             f, K = self._with_rotations(x, history, tangent, out, side)
@@ -707,37 +711,6 @@ class BeamContactBlock(ContactRows):
         eff[:, 2:] += vB - vA
         return eff
 
-    def _moments(self, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
-                 rows: np.ndarray | None = None) -> np.ndarray:
-        """The friction's moments ``(n, 4 * 3)`` [N m] on the pairs' nodes' rotations (a0,
-        a1, b0, b1) from the points' friction forces ``f (p, d)`` (the return mapping's, on
-        the tied points' difference) and the line weights ``lam (n,)``: ``(dv_A/dTheta)^T f``
-        and ``-(dv_B/dTheta)^T f`` per point (:func:`fembody.contact.sections.carried`: the
-        node's share of ``a x R^T f``), blended as the forces are; of the pairs ``rows``
-        alone (default None: those where a point carries a force; the others' are zero).
-        """
-        n, md = len(self), self.X[0].size
-        if self.kind == "node":
-            return self._moments_planar(x, anchor, f)
-        if rows is None:
-            rows = np.flatnonzero(_per_pair(np.logical_or, _nonzero_rows(f), n))
-        M = np.zeros((n, md))
-        nr = len(rows)
-        if not nr:
-            return M
-        pr = self._point_rows(rows)
-        a, fp = anchor[pr], f[pr]
-        R = self._rotations(x)[rows]
-        for sl, g, wt in ((slice(0, nr), 1, 1.0 - lam[rows]), (slice(nr, None), NG, lam[rows])):
-            ap, fg = a[sl].reshape(nr, g, -1), fp[sl].reshape(nr, g, -1)
-            parts = []
-            for i, (c, col, sign) in enumerate(((ap[..., 0], 5, 1.0), (ap[..., 1], 8, -1.0))):
-                for j, cj in enumerate((1.0 - c, c)):
-                    RtF = fg @ R[:, 2 * i + j]                  # R^T f per point
-                    parts.append(sign * cj[..., None] * np.cross(ap[..., col:col + 3], RtF))
-            M[rows] += wt[:, None] * np.concatenate(parts, axis=2).sum(axis=1)
-        return M
-
     def _carried_planar(self, x: np.ndarray, anchor: np.ndarray, rows: np.ndarray):
         """Planar pairs ``rows (p,)`` with their anchors ``anchor (p, 8)`` ``(0, t_a, o, a_A,
         a_B)``: the section vectors carried to the current angles (``x (n, 9)``, the three
@@ -765,24 +738,31 @@ class BeamContactBlock(ContactRows):
             M[rows, 1:] = -(fr @ GB)[:, 0]
         return M
 
+    def _points_asked(self) -> bool:
+        """Whether an evaluation asks the compiled pass for its points' states: a planar
+        block measuring at the surfaces (its moments and angles' tangent are made from
+        them, :meth:`_with_angles`); a spatial one's pass writes its rotations' part
+        itself."""
+        return self.surface and self.kind == "node"
+
     def _with_rotations(self, x: np.ndarray, history, tangent: bool, out, side):
-        """The compiled pass's ``out`` (asked with the points' states) completed with the
-        rotations' part: forces ``(n, 2 m d)`` and the touching pairs' stiffness, whose
-        translations' block is the pass's and whose rotations' rows and columns are
-        :meth:`_rotation_tangent`'s. ``x (n, m d)`` (the
-        displacements alone): the pass's forces and stiffness on the translations."""
+        """The compiled pass's ``out`` completed with the rotations' part: forces ``(n, 2 m
+        d)`` and the touching pairs' stiffness. A spatial pass writes them itself
+        (:func:`fembody.contact._kernels.crossing_forces`, **At the surfaces**: the moments
+        and the rotations' rows and columns); a planar one's are :meth:`_with_angles`'. ``x
+        (n, m d)`` (the displacements alone): the forces and stiffness on the
+        translations."""
         f, K = out[0], out[1]
+        md = self.X[0].size
+        if self.kind == "crossing":
+            if x.shape[1] == md:
+                f = f[:, :md]
+                K = None if K is None else np.ascontiguousarray(K[:, :md, :md])
+            return f, K
         if x.shape[1] == f.shape[1]:
             return f, K
         h = self.history0 if history is None else history
-        if self.kind == "node":
-            return self._with_angles(x, h, tangent, f, K, out[3], side)
-        f = np.concatenate([f, self._moments(x, h.anchor, out[4][:, 5:5 + self.dim],
-                                             out[5][:, 0],
-                                             np.asarray(out[2], dtype=np.int64))], axis=1)
-        if tangent:
-            K = self._rotation_tangent(x, h, out)
-        return f, K
+        return self._with_angles(x, h, tangent, f, K, out[3], side)
 
     def _with_angles(self, x: np.ndarray, h: History, tangent: bool, f: np.ndarray,
                      K: np.ndarray, st: np.ndarray, side):
@@ -804,104 +784,39 @@ class BeamContactBlock(ContactRows):
             Kf[rows] = Kr
         return f, Kf
 
-    def _rotation_tangent(self, x: np.ndarray, h: History, out) -> np.ndarray:
-        """The stiffness ``(t, 2 m d, 2 m d)`` of the ``t`` pairs that touch (the compiled
-        pass's ``out``, asked with ``tangent`` and the points' states) on the translations
-        and the rotations: the pass's block on the translations, and the rotations' rows and
-        columns from its per-point derivatives of the friction force ``T`` (``dT/dX``,
-        ``dT/dw``: :func:`fembody.contact._kernels.crossing_forces`' ``dT``) and the
-        sections' ``dw/dTheta = [G_A, -G_B]`` (:meth:`_carried`): ``G^T dT/dX``, ``c_a (dT/dw
-        G)``, ``G^T dT/dw G`` and the moments' own derivative at fixed ``T``, blended as the
-        forces are. Their numpy reference, the array form (tests/contact/reference.py's
-        ``rotation_tangent``), recomputes the points' closest points, distances and return
-        mapping."""
-        K, rows, state, lam, dT, glam = out[1], out[2], out[4], out[5][:, 0], out[7], out[8]
-        md = K.shape[1]
-        t, d = len(rows), self.dim
-        Kt = np.zeros((t, 2 * md, 2 * md))
-        Kt[:, :md, :md] = K
-        if not t:
-            return Kt
-        rows = np.asarray(rows, dtype=np.int64)
-        pr = self._point_rows(rows)
-        anchor = h.anchor[pr]
-        local = np.concatenate([np.arange(t), np.repeat(np.arange(t), NG)])
-        R = self._rotations(x)[rows]
-        _, GA, _, GB = self._carried(R, anchor, local)
-        G = np.concatenate([GA, -GB], axis=2)                       # dw/dTheta (p, d, 12)
-        dTp = np.concatenate([dT[:, 0], dT[:, 1:].reshape(t * NG, d, md + d)])
-        TX, TW = dTp[:, :, :md], dTp[:, :, md:]
-        ca = self._anchor_coefficients(anchor[:, :2])
-        Tg = TW @ G                                                 # dT/dTheta (p, d, 12)
-        fp = state[pr, 5:5 + d]
-        # each point weighted as the blend weighs its part, then summed per pair, block by
-        # block (the translations' block is the pass's)
-        lr = lam[rows]
-        wt = np.concatenate([1.0 - lr, np.repeat(lr, NG)])
-        Gw = np.swapaxes(G, 1, 2) * wt[:, None, None]
-
-        def per_pair(A: np.ndarray) -> np.ndarray:
-            return A[:t] + A[t:].reshape((t, NG) + A.shape[1:]).sum(axis=1)
-
-        Kt[:, md:, :md] = per_pair(Gw @ TX)
-        Krr = Gw @ Tg
-        Krr[:, :6, :6] += wt[:, None, None] * carried_moment_tangent(
-            R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
-        Krr[:, 6:, 6:] -= wt[:, None, None] * carried_moment_tangent(
-            R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
-        Kt[:, md:, md:] = per_pair(Krr)
-        Kt[:, :md, md:] = per_pair((ca * wt[:, None])[:, :, None, None] * Tg[:, None]).reshape(
-            t, md, md)
-        # the blend's gradient on the parts' moments: (M_line - M_point) glam^T
-        Mp = (fp[:, None, :] @ G)[:, 0]
-        dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
-        Kt[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
-        return Kt
-
     def _tied(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
         """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point ties at ``x``
-        with its current parameters ``params (p, 2)``: those the sections carry to ``-r_A n``
-        and ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
-        that touch."""
-        if self.kind != "crossing" or len(params) != len(self) * (1 + NG):
-            return self._tied_points(x, params)
-        # (a spatial pair's point, then its NG line points: each pair's positions and
-        # rotations broadcast over its points, not gathered per point; the same numbers)
-        n = len(self)
-        pos, R = self.positions(x), self._rotations(x)
-        ca = self._anchor_coefficients(params)
-        out = np.empty((len(params), 6))
-        for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, self.radii),
-                                    (slice(n, None), (n, NG), pos[:, None], R[:, None],
-                                     self.radii[:, None])):
-            c = ca[sl].reshape(shape + (4,))
-            dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
-                   + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
-            nrm = _unit_or_z(dv)
-            prm = params[sl].reshape(shape + (2,))
-            out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
-                              -r[..., 0, None] * nrm).reshape(-1, 3)
-            out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
-                              r[..., 1, None] * nrm).reshape(-1, 3)
-        return out
+        with its current parameters ``params (p, 2)`` (a spatial pair's point, then its NG
+        line points; a planar pair's point): those the sections carry to ``-r_A n`` and
+        ``r_B n`` now (``n`` along the tied chord points' difference), the surface points
+        that touch. Spatial: the compiled :func:`fembody.contact._kernels.surface_ties`
+        (its numpy reference ``tied`` of tests/contact/reference.py, bit for bit);
+        ValueError where a section frame is singular (:func:`fembody.contact.sections
+        .tie`)."""
+        if self.kind == "node":
+            return self._tied_planar(x, params)
+        params = np.ascontiguousarray(params, dtype=float)
+        a, det = surface_ties.trusted(
+            np.ascontiguousarray(self.positions(x)),
+            np.ascontiguousarray(self._rotations(x), dtype=float), params, self._pair_of,
+            np.ascontiguousarray(self.radii))
+        _refuse_singular(det[:, 0], params[:, 0], "tie")
+        _refuse_singular(det[:, 1], params[:, 1], "tie")
+        return a
 
-    def _tied_points(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
-        """:meth:`_tied` gathering each point's pair (any layout of ``params``)."""
+    def _tied_planar(self, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+        """Planar :meth:`_tied` (each point's pair gathered: a planar pair has one)."""
         pos = self.positions(x)[self._pair_of]
         dv = np.einsum("pm,pmi->pi", self._anchor_coefficients(params), pos)
         nrm = _unit_or_z(dv)
         rA, rB = self.radii[self._pair_of].T
-        if self.kind == "node":
-            th = x[:, 3 * self.dim:]
-            if th.shape[1] == 0:
-                th = np.zeros((len(x), 3))
-            return np.concatenate([tie_planar(th[:, [0, 0]], np.zeros(len(th)),
-                                              -rA[:, None] * nrm),
-                                   tie_planar(th[:, 1:], params[:, 1], rB[:, None] * nrm)],
-                                  axis=1)
-        R = self._rotations(x)[self._pair_of]
-        return np.concatenate([tie(R[:, :2], params[:, 0], -rA[:, None] * nrm),
-                               tie(R[:, 2:], params[:, 1], rB[:, None] * nrm)], axis=1)
+        th = x[:, 3 * self.dim:]
+        if th.shape[1] == 0:
+            th = np.zeros((len(x), 3))
+        return np.concatenate([tie_planar(th[:, [0, 0]], np.zeros(len(th)),
+                                          -rA[:, None] * nrm),
+                               tie_planar(th[:, 1:], params[:, 1], rB[:, None] * nrm)],
+                              axis=1)
 
     def _friction(self, x: np.ndarray, history: "History | None", tangent: bool,
                   rows: np.ndarray | None = None, side: np.ndarray | None = None):
@@ -940,10 +855,8 @@ class BeamContactBlock(ContactRows):
                     F = np.concatenate([F, self._moments_planar(x, h.anchor, c.f)], axis=1)
                 return F, None, c, params, st[:, 0], None
             extra = out[5]
-            F = extra[:, 1:]
-            if self.surface and x.shape[1] > F.shape[1]:
-                F = np.concatenate([F, self._moments(x, h.anchor, c.f, extra[:, 0])], axis=1)
-            return F, None, c, params, st[:, 0], extra[:, 0]
+            # (at the surfaces the pass's friction forces hold the moments too)
+            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows, side)
         p, m, d = pos.shape
@@ -1249,7 +1162,7 @@ class BeamContactBlock(ContactRows):
                 self.free[rows], self.ramp[rows], True, np.ascontiguousarray(a[pr]),
                 np.array(history.sliding[pr], dtype=np.int64), self.mu_s[pr], self.mu_k[pr],
                 self.kt[pr], False, True, False, TANGENT_BAND, rot)
-            Fb[np.searchsorted(live, rows)] = _on_b(out[5][:, 1:], d)
+            Fb[np.searchsorted(live, rows)] = _on_b(out[5][:, 1:1 + m * d], d)
         T = np.zeros(n)
         T[live] = np.linalg.norm(Fb, axis=1)
         return T

@@ -508,3 +508,112 @@ def rotation_tangent(blk, x: np.ndarray, history, rows: np.ndarray) -> np.ndarra
     translations' block is the pass's). The array form puts the line points at A's Gauss
     points unclipped: the reference of pairs that no free end of B clips."""
     return blk._friction_of(x, history, True, rows=rows)[1]
+
+
+def moments(blk, x: np.ndarray, anchor: np.ndarray, f: np.ndarray, lam: np.ndarray,
+            rows: np.ndarray) -> np.ndarray:
+    """The friction's moments ``(n, 4 * 3)`` [N m] on the nodes' rotations (a0, a1, b0, b1)
+    of the pairs ``rows`` of a spatial block measuring friction at the surfaces, from the
+    points' friction forces ``f (p, d)`` (the return mapping's, on the tied points'
+    difference) and the line weights ``lam (n,)``: ``(dv_A/dTheta)^T f`` and ``-(dv_B
+    /dTheta)^T f`` per point (fembody.contact.sections.carried: the node's share of ``a x
+    R^T f``), blended as the forces are; the others' zero. The block made them so (numpy,
+    after the compiled pass) until the pass wrote them itself (``crossing_forces``' **At the
+    surfaces**)."""
+    n, md = len(blk), blk.X[0].size
+    M = np.zeros((n, md))
+    nr = len(rows)
+    if not nr:
+        return M
+    pr = blk._point_rows(rows)
+    a, fp = anchor[pr], f[pr]
+    R = blk._rotations(x)[rows]
+    for sl, g, wt in ((slice(0, nr), 1, 1.0 - lam[rows]), (slice(nr, None), NG, lam[rows])):
+        ap, fg = a[sl].reshape(nr, g, -1), fp[sl].reshape(nr, g, -1)
+        parts = []
+        for i, (c, col, sign) in enumerate(((ap[..., 0], 5, 1.0), (ap[..., 1], 8, -1.0))):
+            for j, cj in enumerate((1.0 - c, c)):
+                RtF = fg @ R[:, 2 * i + j]                  # R^T f per point
+                parts.append(sign * cj[..., None] * np.cross(ap[..., col:col + 3], RtF))
+        M[rows] += wt[:, None] * np.concatenate(parts, axis=2).sum(axis=1)
+    return M
+
+
+def rotation_tangent_from_pass(blk, x: np.ndarray, h, out) -> np.ndarray:
+    """The stiffness ``(t, 2 m d, 2 m d)`` of the ``t`` pairs that touch of a spatial block
+    measuring friction at the surfaces, from the compiled pass's ``out`` (asked with
+    ``tangent`` and ``points``): its block on the translations, and the rotations' rows and
+    columns from its per-point derivatives of the friction force ``T`` (``dT/dX``,
+    ``dT/dw``: ``crossing_forces``' ``dT``) and the sections' ``dw/dTheta = [G_A, -G_B]``
+    (the block's ``_carried``): ``G^T dT/dX``, ``c_a (dT/dw G)``, ``G^T dT/dw G`` and the
+    moments' own derivative at fixed ``T``, blended as the forces are (numpy batched
+    products): what the block made after the pass until the pass wrote these rows and
+    columns itself."""
+    from fembody.contact.sections import carried_moment_tangent
+    K, rows, state, lam, dT, glam = out[1], out[2], out[4], out[5][:, 0], out[7], out[8]
+    md = blk.X[0].size
+    t, d = len(rows), blk.dim
+    Kt = np.zeros((t, 2 * md, 2 * md))
+    Kt[:, :md, :md] = K[:, :md, :md]
+    if not t:
+        return Kt
+    rows = np.asarray(rows, dtype=np.int64)
+    pr = blk._point_rows(rows)
+    anchor = h.anchor[pr]
+    local = np.concatenate([np.arange(t), np.repeat(np.arange(t), NG)])
+    R = blk._rotations(x)[rows]
+    _, GA, _, GB = blk._carried(R, anchor, local)
+    G = np.concatenate([GA, -GB], axis=2)                       # dw/dTheta (p, d, 12)
+    dTp = np.concatenate([dT[:, 0], dT[:, 1:].reshape(t * NG, d, md + d)])
+    TX, TW = dTp[:, :, :md], dTp[:, :, md:]
+    ca = blk._anchor_coefficients(anchor[:, :2])
+    Tg = TW @ G                                                 # dT/dTheta (p, d, 12)
+    fp = state[pr, 5:5 + d]
+    lr = lam[rows]
+    wt = np.concatenate([1.0 - lr, np.repeat(lr, NG)])
+    Gw = np.swapaxes(G, 1, 2) * wt[:, None, None]
+
+    def per_pair(A: np.ndarray) -> np.ndarray:
+        return A[:t] + A[t:].reshape((t, NG) + A.shape[1:]).sum(axis=1)
+
+    Kt[:, md:, :md] = per_pair(Gw @ TX)
+    Krr = Gw @ Tg
+    Krr[:, :6, :6] += wt[:, None, None] * carried_moment_tangent(
+        R[local, :2], anchor[:, 0], anchor[:, 5:8], fp)
+    Krr[:, 6:, 6:] -= wt[:, None, None] * carried_moment_tangent(
+        R[local, 2:], anchor[:, 1], anchor[:, 8:11], fp)
+    Kt[:, md:, md:] = per_pair(Krr)
+    Kt[:, :md, md:] = per_pair((ca * wt[:, None])[:, :, None, None] * Tg[:, None]).reshape(
+        t, md, md)
+    # the blend's gradient on the parts' moments: (M_line - M_point) glam^T
+    Mp = (fp[:, None, :] @ G)[:, 0]
+    dM = Mp[t:].reshape(t, NG, md).sum(axis=1) - Mp[:t]
+    Kt[:, md:, :md] += dM[:, :, None] * glam[:, None, :]
+    return Kt
+
+
+def tied(blk, x: np.ndarray, params: np.ndarray) -> np.ndarray:
+    """The section vectors ``(p, 6)`` ``(a_A, a_B)`` every contact point of a spatial block
+    measuring friction at the surfaces ties at ``x`` with its current parameters ``params
+    (n (1 + NG), 2)`` (a pair's point, then its NG line points), the numpy broadcast form
+    the block used before ``surface_ties`` (fembody.contact._kernels): each pair's positions
+    and rotations broadcast over its points, fembody.contact.sections.tie."""
+    from fembody.contact.beams import _unit_or_z
+    from fembody.contact.sections import tie
+    n = len(blk)
+    pos, R = blk.positions(x), blk._rotations(x)
+    ca = blk._anchor_coefficients(params)
+    out = np.empty((len(params), 6))
+    for sl, shape, P, Rp, r in ((slice(0, n), (n,), pos, R, blk.radii),
+                                (slice(n, None), (n, NG), pos[:, None], R[:, None],
+                                 blk.radii[:, None])):
+        c = ca[sl].reshape(shape + (4,))
+        dv = (((c[..., 0, None] * P[..., 0, :] + c[..., 1, None] * P[..., 1, :])
+               + c[..., 2, None] * P[..., 2, :]) + c[..., 3, None] * P[..., 3, :])
+        nrm = _unit_or_z(dv)
+        prm = params[sl].reshape(shape + (2,))
+        out[sl, :3] = tie(Rp[..., :2, :, :], prm[..., 0],
+                          -r[..., 0, None] * nrm).reshape(-1, 3)
+        out[sl, 3:] = tie(Rp[..., 2:, :, :], prm[..., 1],
+                          r[..., 1, None] * nrm).reshape(-1, 3)
+    return out

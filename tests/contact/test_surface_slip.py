@@ -432,7 +432,11 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
                           np.zeros((0, 4, 3, 3)))
     assert len(ref[2]) > 0 and np.abs(ref[4][:, 5:]).max() > 0.0
     np.testing.assert_array_equal(new[2], ref[2])
-    for a, b in zip(new[:7], ref[:7]):     # (the rotations' tangent terms: at the surfaces)
+    # (given the rotations the pass also writes the rotations' part: its forces, stiffness
+    # and per-pair friction forces after the translations' 12 columns; compared on those)
+    md = blk.X[0].size
+    new = (new[0][:, :md], new[1][:, :md, :md]) + new[2:5] + (new[5][:, :1 + md], new[6])
+    for a, b in zip(new, ref[:7]):         # (the rotations' tangent terms: at the surfaces)
         np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12 * max(np.abs(b).max(), 1e-300))
 
 
@@ -445,12 +449,15 @@ def test_the_compiled_rotation_tangent_is_the_array_forms(dy, scale):
     per node, anchored, then moved across by ``dy`` and turned further, in stick and in slip:
     equal to 1e-12 of the largest entry on the pairs no free end of B clips (the array form's
     line points are unclipped); and the block's stiffness is that one. (On 69a252d the
-    block has no ``_rotation_tangent``: its rotations' block was the array form itself.)"""
-    from .reference import rotation_tangent
+    block has no ``_rotation_tangent``: its rotations' block was the array form itself;
+    since fspeed-33 the pass writes that block, checked against the numpy form from the
+    pass's ``dT`` to 1e-12 too.)"""
+    from .reference import rotation_tangent, rotation_tangent_from_pass
 
     blk, h, x = _turned_lying(11, 0.5 * scale, dy, scale)
     _, rows, K = blk.live_forces(x, True, h)
-    np.testing.assert_array_equal(K, blk._rotation_tangent(x, h, blk._kernel(x, h, True, True)))
+    ours = rotation_tangent_from_pass(blk, x, h, blk._kernel(x, h, True, True))
+    assert np.abs(K - ours).max() <= 1e-12 * np.abs(ours).max()
     _, _, c, _, N, lam = blk._friction(x, h, False)
     assert (c.slipping[N > 0.0]).any() == (dy > DY) and (N > 0.0).any()
     assert ((lam[rows] > 0.0) & (lam[rows] < 1.0)).any() or (lam[rows] > 0.0).all()
@@ -464,3 +471,69 @@ def test_the_compiled_rotation_tangent_is_the_array_forms(dy, scale):
     assert np.abs(want).max() > 0.0
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max(), (
         np.abs(got - want).max(), np.abs(want).max())
+
+
+@pytest.mark.parametrize("dy, scale", [(DY, 2e-4), (1e-4, 4e-3)])          # stick, slip
+def test_the_pass_writes_the_rotations_part_itself(dy, scale):
+    """Given the pairs' rotations, the compiled pass (``crossing_forces``) writes the
+    friction's moments on the rotations and the rotations' rows and columns of the
+    stiffness into each touching pair's 24 x 24 block itself: equal to their numpy forms
+    (reference.moments from the points' friction forces, reference.rotation_tangent_from_pass
+    from the pass's per-point ``dT``: the block's own evaluation before) to 1e-12 of the
+    largest entry, on the lying beam with its sections turned at random, in stick and slip,
+    and the translations' part unchanged (bit for bit). (On e9ce03e the pass gives the
+    translations' 12 columns alone.)"""
+    from fembody.contact._kernels import crossing_forces
+    from fembody.contact.beams import TANGENT_BAND
+
+    from .reference import moments, rotation_tangent_from_pass
+
+    blk, h, x = _turned_lying(11, 0.5 * scale, dy, scale)
+    pos = np.ascontiguousarray(blk.positions(x))
+    args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True,
+            np.ascontiguousarray(h.anchor), np.array(h.sliding, dtype=np.int64), blk.mu_s,
+            blk.mu_k, blk.kt, True)
+    rot = np.ascontiguousarray(blk._rotations(x))
+    out = crossing_forces(*args, True, False, TANGENT_BAND, rot)
+    md = blk.X[0].size
+    assert out[0].shape[1] == 2 * md and out[1].shape[1:] == (2 * md, 2 * md)
+    rows = out[2]
+    M = moments(blk, x, h.anchor, out[4][:, 5:5 + blk.dim], out[5][:, 0], rows)
+    assert np.abs(M).max() > 0.0
+    assert np.abs(out[0][:, md:] - M).max() <= 1e-12 * np.abs(M).max()
+    assert np.abs(out[5][:, 1 + md:] - M).max() <= 1e-12 * np.abs(M).max()
+    want = rotation_tangent_from_pass(blk, x, h, out)
+    assert np.abs(want[:, md:]).max() > 0.0
+    assert np.abs(out[1] - want).max() <= 1e-12 * np.abs(want).max()
+    # without the points' states the same forces and stiffness, exactly
+    lean = crossing_forces(*args, False, False, TANGENT_BAND, rot)
+    np.testing.assert_array_equal(lean[0], out[0])
+    np.testing.assert_array_equal(lean[1], out[1])
+    # residual only: the same forces
+    res = crossing_forces(*args[:-1], False, False, False, TANGENT_BAND, rot)
+    np.testing.assert_array_equal(res[0], out[0])
+
+
+def test_the_compiled_ties_are_the_array_forms_bit_for_bit():
+    """The section vectors every point ties after a step (the block's ``_tied``: the
+    compiled ``surface_ties``) equal the numpy broadcast form (reference.tied) bit for bit,
+    on the lying beam with its sections turned at random and moved across, at the pass's
+    current parameters of every point (touching or apart); and a singular section frame is
+    refused naming the fix. (On e9ce03e there is no ``surface_ties``.)"""
+    from fembody.contact._kernels import surface_ties  # noqa: F401
+
+    from .reference import tied
+
+    blk, h, x = _turned_lying(11, 1e-3, 1e-4, 4e-3)
+    params = blk._friction(x, h, False)[3]
+    got, want = blk._tied(x, params), tied(blk, x, params)
+    assert np.isfinite(want).all() and np.abs(want).max() > 0.0
+    np.testing.assert_array_equal(got, want)
+    # a chord point between nodes turned by pi against each other: the frame is singular
+    bad = x.copy()
+    bad[:, 12:15] = 0.0
+    bad[:, 15:18] = (0.0, 0.0, np.pi)
+    prm = params.copy()
+    prm[:, 0] = 0.5
+    with pytest.raises(ValueError, match="singular .* refine the mesh"):
+        blk._tied(bad, prm)
