@@ -111,6 +111,30 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
                              + x2 * (Tinv[g, 2, j] - (1.0 if j == 2 else 0.0)))
 
 
+@njit(cache=True)
+def _form_row(K, M, C, with_c, gp, bp, p0, p1, p2, g, Tinv):  # pragma: no cover - jitted
+    """:func:`_form_nb` on one row of rotation triple ``g``: its entries ``p0, p1, p2`` in
+    the triple's three columns get ``K + gp C + bp M`` (numpy's order of summation), then
+    ``+= (gp C + bp M) (Tinv - I)`` (as :func:`_correct_nb`)."""
+    x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
+    if with_c:
+        K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
+        K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
+        K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
+        x0 += gp * C[p0]
+        x1 += gp * C[p1]
+        x2 += gp * C[p2]
+    else:
+        K[p0] = K[p0] + bp * M[p0]
+        K[p1] = K[p1] + bp * M[p1]
+        K[p2] = K[p2] + bp * M[p2]
+    for i in range(3):
+        p = p0 if i == 0 else (p1 if i == 1 else p2)
+        K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
+                 + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
+                 + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+
+
 @njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:], i8[:, :], i8[:], "
                       "f8[:, :, :])")
 def _form_nb(K, M, C, with_c, gp, bp, indptr, groups, col, Tinv):  # pragma: no cover - jitted
@@ -136,24 +160,7 @@ def _form_nb(K, M, C, with_c, gp, bp, indptr, groups, col, Tinv):  # pragma: no 
             continue
         a0, a1, a2 = indptr[groups[g, 0]], indptr[groups[g, 1]], indptr[groups[g, 2]]
         for o in range(indptr[j + 1] - indptr[j]):
-            p0, p1, p2 = a0 + o, a1 + o, a2 + o
-            x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
-            if with_c:
-                K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
-                K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
-                K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
-                x0 += gp * C[p0]
-                x1 += gp * C[p1]
-                x2 += gp * C[p2]
-            else:
-                K[p0] = K[p0] + bp * M[p0]
-                K[p1] = K[p1] + bp * M[p1]
-                K[p2] = K[p2] + bp * M[p2]
-            for i in range(3):
-                p = p0 if i == 0 else (p1 if i == 1 else p2)
-                K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
-                         + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
-                         + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+            _form_row(K, M, C, with_c, gp, bp, a0 + o, a1 + o, a2 + o, g, Tinv)
 
 
 @njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:], i8[:, :], i8[:], "
@@ -171,29 +178,12 @@ def _form_on_nb(K, M, C, with_c, gp, bp, plain, rows, owner, Tinv):  # pragma: n
         else:
             K[p] = K[p] + bp * M[p]
     for e in range(rows.shape[0]):
-        g = owner[e]
-        p0, p1, p2 = rows[e, 0], rows[e, 1], rows[e, 2]
-        x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
-        if with_c:
-            K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
-            K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
-            K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
-            x0 += gp * C[p0]
-            x1 += gp * C[p1]
-            x2 += gp * C[p2]
-        else:
-            K[p0] = K[p0] + bp * M[p0]
-            K[p1] = K[p1] + bp * M[p1]
-            K[p2] = K[p2] + bp * M[p2]
-        for i in range(3):
-            p = p0 if i == 0 else (p1 if i == 1 else p2)
-            K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
-                     + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
-                     + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+        _form_row(K, M, C, with_c, gp, bp, rows[e, 0], rows[e, 1], rows[e, 2], owner[e], Tinv)
 
 
 _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
 _form, _form_on = _form_nb, _form_on_nb
+
 
 class LieEntries(NamedTuple):
     """The entries :meth:`LieIncrement.form` passes over where ``M`` and ``C`` can be
