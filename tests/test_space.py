@@ -226,6 +226,7 @@ def test_a_planar_space_asked_of_a_spatial_model_is_refused():
         p.compile(space="spatial")
 
 
+@pytest.mark.one_space                # (a 3D model: the planar space is not read)
 def test_spatial_gather_of_many_dofs_equals_the_screened_forms():
     """Guard (a speed path, no new numbers): a spatial gather of many DOFs of one state reads
     the space's coordinates kept for that state; the values are bit for bit those of the

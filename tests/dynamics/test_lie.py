@@ -224,6 +224,7 @@ def small_bundle(contact: str = "friction"):
     return build(3, 8, contact).compile()
 
 
+@pytest.mark.one_space                # (3D models: the planar space is not read)
 def test_mass_and_damping_parts_lie_on_the_inertia_entries():
     """Guard of the entries LieIncrement.form skips: at a moved, moving state of a bundle of
     beams in frictional contact (pairs touching), the mass and damping-like parts of the
@@ -244,6 +245,7 @@ def test_mass_and_damping_parts_lie_on_the_inertia_entries():
     assert np.any(np.asarray(K)[~on] != 0.0)        # the pairs in contact do write there
 
 
+@pytest.mark.one_space
 @pytest.mark.parametrize("with_c", [True, False], ids=["damped", "undamped"])
 def test_forming_on_the_inertia_entries_is_the_whole_pass_bit_for_bit(with_c):
     """Guard (a speed path): LieIncrement.form on the entries of ``on`` gives the whole
@@ -265,6 +267,8 @@ def test_forming_on_the_inertia_entries_is_the_whole_pass_bit_for_bit(with_c):
     assert not np.array_equal(part, K)
 
 
+@pytest.mark.one_space                # (3D models: the planar space is not read)
+@pytest.mark.filterwarnings("ignore::fembody.errors.ContactWarning")
 def test_a_bundle_in_contact_moves_as_with_the_whole_pass(monkeypatch):
     """Guard: the frictional bundle's run whose iteration matrices are formed on the
     inertia entries moves bit for bit as the run formed by the whole pass."""
