@@ -224,3 +224,34 @@ def test_a_planar_space_asked_of_a_spatial_model_is_refused():
     p.fix(k, "rz")
     with pytest.raises(ModelError, match="'spatial' space is for spatial models"):
         p.compile(space="spatial")
+
+
+@pytest.mark.one_space                # (a 3D model: the planar space is not read)
+def test_spatial_gather_of_many_dofs_equals_the_screened_forms():
+    """Guard (a speed path, no new numbers): a spatial gather of many DOFs of one state reads
+    the space's coordinates kept for that state; the values are bit for bit those of the
+    screened forms (q itself for translations, the rotations' logarithms), also after the
+    state is changed in place, for rotation-free index arrays and for other shapes."""
+    m = fb.Model(dim=3)
+    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(0.01)
+    b = m.add_beam((0, 0, 0), (1, 0, 0), n=200, material=steel, section=sec)
+    m.fix(b.first, "all")
+    s = m.compile()
+    sp = s.space
+    rng = np.random.default_rng(7)
+    q = sp.update(s.q0, 0.3 * rng.standard_normal(s.n_dof))
+    every = np.arange(s.n_dof, dtype=np.int64)
+    ref = sp.coordinates(q)
+    rows = rng.integers(0, s.n_dof, size=(80, 12))
+    lin = np.flatnonzero(~sp.rotation)[:600].reshape(100, 6)
+    assert rows.size >= spaces.spaces.GATHER_KEPT and lin.size >= spaces.spaces.GATHER_KEPT
+    for _ in range(2):
+        assert np.array_equal(sp.gather(q, rows), ref[rows])
+        assert np.array_equal(sp.gather(q, lin), q[sp._qi[lin]])
+        assert np.array_equal(sp.gather(q, every), ref)
+        assert np.array_equal(sp.gather(q, rows[:2, :3]), ref[rows[:2, :3]])   # screened
+        q[:] = sp.update(q, 0.1 * rng.standard_normal(s.n_dof))   # in place, as solvers do
+        ref = sp.coordinates(q)
+    out = sp.gather(q, rows)
+    out[...] = 0.0                                     # a gather is the caller's own array
+    assert np.array_equal(sp.gather(q, rows), ref[rows])

@@ -41,6 +41,7 @@ mix in).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -110,6 +111,30 @@ def _correct_nb(S, M, C, with_c, gp, bp, pos, owner, Tinv):  # pragma: no cover 
                              + x2 * (Tinv[g, 2, j] - (1.0 if j == 2 else 0.0)))
 
 
+@njit(cache=True)
+def _form_row(K, M, C, with_c, gp, bp, p0, p1, p2, g, Tinv):  # pragma: no cover - jitted
+    """:func:`_form_nb` on one row of rotation triple ``g``: its entries ``p0, p1, p2`` in
+    the triple's three columns get ``K + gp C + bp M`` (numpy's order of summation), then
+    ``+= (gp C + bp M) (Tinv - I)`` (as :func:`_correct_nb`)."""
+    x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
+    if with_c:
+        K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
+        K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
+        K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
+        x0 += gp * C[p0]
+        x1 += gp * C[p1]
+        x2 += gp * C[p2]
+    else:
+        K[p0] = K[p0] + bp * M[p0]
+        K[p1] = K[p1] + bp * M[p1]
+        K[p2] = K[p2] + bp * M[p2]
+    for i in range(3):
+        p = p0 if i == 0 else (p1 if i == 1 else p2)
+        K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
+                 + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
+                 + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+
+
 @njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:], i8[:, :], i8[:], "
                       "f8[:, :, :])")
 def _form_nb(K, M, C, with_c, gp, bp, indptr, groups, col, Tinv):  # pragma: no cover - jitted
@@ -135,28 +160,41 @@ def _form_nb(K, M, C, with_c, gp, bp, indptr, groups, col, Tinv):  # pragma: no 
             continue
         a0, a1, a2 = indptr[groups[g, 0]], indptr[groups[g, 1]], indptr[groups[g, 2]]
         for o in range(indptr[j + 1] - indptr[j]):
-            p0, p1, p2 = a0 + o, a1 + o, a2 + o
-            x0, x1, x2 = bp * M[p0], bp * M[p1], bp * M[p2]
-            if with_c:
-                K[p0] = (K[p0] + gp * C[p0]) + bp * M[p0]
-                K[p1] = (K[p1] + gp * C[p1]) + bp * M[p1]
-                K[p2] = (K[p2] + gp * C[p2]) + bp * M[p2]
-                x0 += gp * C[p0]
-                x1 += gp * C[p1]
-                x2 += gp * C[p2]
-            else:
-                K[p0] = K[p0] + bp * M[p0]
-                K[p1] = K[p1] + bp * M[p1]
-                K[p2] = K[p2] + bp * M[p2]
-            for i in range(3):
-                p = p0 if i == 0 else (p1 if i == 1 else p2)
-                K[p] += (x0 * (Tinv[g, 0, i] - (1.0 if i == 0 else 0.0))
-                         + x1 * (Tinv[g, 1, i] - (1.0 if i == 1 else 0.0))
-                         + x2 * (Tinv[g, 2, i] - (1.0 if i == 2 else 0.0)))
+            _form_row(K, M, C, with_c, gp, bp, a0 + o, a1 + o, a2 + o, g, Tinv)
+
+
+@njit(cache=True, aot="void(f8[:], f8[:], f8[:], b1, f8, f8, i8[:], i8[:, :], i8[:], "
+                      "f8[:, :, :])")
+def _form_on_nb(K, M, C, with_c, gp, bp, plain, rows, owner, Tinv):  # pragma: no cover - jitted
+    """:func:`_form_nb` on the entries where ``M`` or ``C`` can be nonzero, the same numbers
+    there bit for bit: ``plain`` their positions in plain columns, ``rows (e, 3)`` the rows
+    of rotation triples (one row of the triple ``owner[e]``'s three columns each) with such
+    an entry in any of the three. Every other entry would gain ``gp 0 + bp 0`` and a
+    correction of zeros: it is left as it stands."""
+    for k in range(plain.shape[0]):
+        p = plain[k]
+        if with_c:
+            K[p] = (K[p] + gp * C[p]) + bp * M[p]
+        else:
+            K[p] = K[p] + bp * M[p]
+    for e in range(rows.shape[0]):
+        _form_row(K, M, C, with_c, gp, bp, rows[e, 0], rows[e, 1], rows[e, 2], owner[e], Tinv)
 
 
 _inverse_tangents, _increment, _correct = _inverse_tangents_nb, _increment_nb, _correct_nb
-_form = _form_nb
+_form, _form_on = _form_nb, _form_on_nb
+
+
+class LieEntries(NamedTuple):
+    """The entries :meth:`LieIncrement.form` passes over where ``M`` and ``C`` can be
+    nonzero only on some (:meth:`LieIncrement.on`): ``plain`` their positions in the
+    pattern's plain columns, ``rows (e, 3)`` the rows of rotation triples (positions in the
+    triple's three columns) with one in any of them, ``owner (e,)`` each row's triple."""
+
+    plain: np.ndarray
+    rows: np.ndarray
+    owner: np.ndarray
+
 
 def kept_map(system) -> "LieIncrement":
     """``system``'s :class:`LieIncrement`, kept in its K pattern's plan
@@ -217,6 +255,7 @@ class LieIncrement:
         self.col = np.full(len(indptr) - 1, -1, dtype=np.int64)
         self.col[self.groups[:, 1:]] = -2
         self.col[self.groups[:, 0]] = np.arange(len(self.groups), dtype=np.int64)
+        self._on: dict = {}                 # :meth:`on`'s entries per mask
 
     def __bool__(self) -> bool:
         return bool(self.groups.size)
@@ -240,7 +279,7 @@ class LieIncrement:
         return out
 
     def form(self, K: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float, bp: float,
-             Tinv: np.ndarray) -> np.ndarray:
+             Tinv: np.ndarray, on: "LieEntries | None" = None) -> np.ndarray:
         """The iteration matrix ``K + gp C + bp M`` with :meth:`correct`'s rotation columns,
         formed in place in ``K`` (returned) by one pass over the data: the numbers of
         :func:`fembody.dynamics._kernels.iteration_matrix` followed by :meth:`correct`, bit
@@ -248,9 +287,33 @@ class LieIncrement:
         ``K``, ``M``, ``C`` (None: no damping): CSC data of the K pattern, ``K`` neither of
         the others (the kernel's own guard sends arrays of other types to numba)."""
         C2 = M if C is None else C
+        if on is not None:
+            # (``on``: :meth:`on`'s entries, where M and C can be nonzero; the others keep K)
+            _form_on(K, M, C2, C is not None, float(gp), float(bp), on.plain, on.rows,
+                     on.owner, Tinv)
+            return K
         _form(K, M, C2, C is not None, float(gp), float(bp), self.indptr, self.groups,
               self.col, Tinv)
         return K
+
+    def on(self, entries: np.ndarray) -> "LieEntries":
+        """The entries of the K pattern :meth:`form` must pass over where ``M`` and ``C``
+        are zero outside ``entries`` (bool, the pattern's ``nnz``:
+        :meth:`fembody.system.System.inertia_entries`), kept per distinct mask (a
+        System's runs, and Systems compiled from the same model, ask with equal masks)."""
+        key = np.ascontiguousarray(entries, dtype=bool).tobytes()
+        kept = self._on.get(key)
+        if kept is None:
+            mask = np.frombuffer(key, dtype=bool)
+            role = np.repeat(self.col, np.diff(self.indptr))           # per entry
+            plain = np.flatnonzero(mask & (role == -1)).astype(np.int64)
+            sel = mask[self.pos].any(axis=1) if self.pos.size else np.zeros(0, dtype=bool)
+            kept = LieEntries(plain, np.ascontiguousarray(self.pos[sel], dtype=np.int64),
+                              np.ascontiguousarray(self.owner[sel], dtype=np.int64))
+            if len(self._on) >= 4:              # (a few models' masks at most)
+                self._on.clear()
+            self._on[key] = kept
+        return kept
 
     def correct(self, S: np.ndarray, M: np.ndarray, C: np.ndarray | None, gp: float,
                 bp: float, Tinv: np.ndarray) -> None:

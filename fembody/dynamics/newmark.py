@@ -269,6 +269,9 @@ class GeneralizedAlpha(Integrator):
         self.solver = saddle_solver(system, linear_solver, rows=self.rows, refine_symmetric=True)
         # Newton's increments composed at the iterate, mapped to the step's (None: additive)
         self._lie = None if system.space.commutative else kept_map(system) or None
+        # the entries where M and C can be nonzero, which forming the iteration matrix passes
+        # over (a contact model's candidate pairs hold K alone: fembody.dynamics.lie)
+        self._lie_on = None if self._lie is None else self._lie.on(system.inertia_entries())
         self._linear_solver = linear_solver
         # the index-1 equations of the recorded multipliers (built at their first use), the
         # start transient's length in steps (computed at its first use) and its start
@@ -516,6 +519,7 @@ class GeneralizedAlpha(Integrator):
         # increment in place is the same map
         lie = not s.space.commutative
         lie_map = self._lie            # (None when no rotation triple is free: T = I)
+        lie_on = self._lie_on
         # the additive planar space: q moves by plain addition, fused into the predictor and
         # corrector kernels (the same numbers as update_free, one call fewer per iteration)
         add = s.space.additive
@@ -592,7 +596,7 @@ class GeneralizedAlpha(Integrator):
                 if lie_map is not None:
                     # the sum and the rotation columns' correction below in one pass over
                     # the data (the same numbers, fembody.dynamics.lie)
-                    return lie_map.form(K, M, C, gp, bp, inverse_tangents())
+                    return lie_map.form(K, M, C, gp, bp, inverse_tangents(), lie_on)
                 # (the kernel's own guard sends arrays of other types to numba)
                 iteration_matrix(K, Cx, M, gp, bp, with_c)
                 S = K

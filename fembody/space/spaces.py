@@ -35,6 +35,9 @@ from . import planar_numba, quat_numba
 from .dimension import PLANAR, SPATIAL
 
 SPACES = PLANAR.spaces                       # the spaces of planar models
+# DOFs from which a spatial gather of one state reads its kept coordinates (SpatialSpace.gather):
+# below, the screen for rotations costs less than the logarithm of every node's rotation
+GATHER_KEPT = 256
 DOF_NAMES = PLANAR.dof_names       # the velocity DOFs of a planar node, in their order
 DOF_NAMES_3D = SPATIAL.dof_names   # ... and of a spatial node
 _default = "planar"
@@ -358,6 +361,7 @@ class SpatialSpace:
         self._node_X = self.X[np.maximum(nd[:, :3], 0)]
         self._pose_cache: np.ndarray | None = None
         self._block_poses: dict = {}
+        self._coord_cache: tuple | None = None
 
     def kernel_maps(self) -> dict:
         """The index arrays compiled code reads to gather poses and compose increments
@@ -462,9 +466,27 @@ class SpatialSpace:
 
     def gather(self, q: np.ndarray, dofs: np.ndarray) -> np.ndarray:
         """Coordinates of the velocity DOFs ``dofs`` (translational blocks: displacements)."""
+        if (_single(q) and type(dofs) is np.ndarray and dofs.dtype.kind in "iu"
+                and dofs.size >= GATHER_KEPT):
+            # (every DOF's entry of coordinates(q) is what the screened forms below give,
+            # bit for bit, so a large gather of one state reads it without the screen)
+            return np.take(self._kept_coordinates(q), dofs)
         if not self.rotation[dofs].any():
             return q[..., self._qi[dofs]]
         return self.coordinates(q)[..., dofs]
+
+    def _kept_coordinates(self, q: np.ndarray) -> np.ndarray:
+        """:meth:`coordinates` of one real state, kept per distinct ``q`` (a byte comparison
+        with a copy, as :meth:`_block_pose`: solvers update q in place). Why: the contact
+        blocks of a bundle of beams with friction at the surfaces (their rows read the
+        nodes' rotations) gather at every evaluation, each of them screening its DOFs for
+        rotations and taking the logarithm of every node's rotation. Read-only (shared)."""
+        c = self._coord_cache
+        if c is None or c[0].shape != q.shape or c[0].tobytes() != q.tobytes():
+            x = self.coordinates(q)
+            x.flags.writeable = False
+            c = self._coord_cache = (q.copy(), x)
+        return c[1]
 
     def poses(self, q: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions ``(*nodes.shape, 3)`` [m] and rotation matrices ``(*nodes.shape, 3, 3)``

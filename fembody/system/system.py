@@ -453,6 +453,24 @@ class System:
                 mask[sc.mpos] = True
         return mask
 
+    def inertia_entries(self) -> np.ndarray:
+        """Which stored entries of the free-DOF pattern the mass and damping parts of an
+        iteration matrix (``M`` and ``C`` of :meth:`internal_forces`,
+        :meth:`inertial_forces_free` and :meth:`dynamic_forces`) can hold (bool, ``nnz``):
+        the diagonal and every block's entries but those of the blocks whose rows
+        :meth:`internal_forces` adds by their ``live_forces`` (beam contact rows: stiffness
+        and forces alone, no damping, no mass). Elsewhere ``M`` and ``C`` are zero, so ``K +
+        gp C + bp M`` there is ``K`` (the bundle of beams in contact: about seven in eight
+        entries of the stored pattern are contact candidates). A new array at each call."""
+        mask = np.zeros(self.nnz, dtype=bool)
+        mask[self.diag_pos] = True
+        stiffness_only = {id(b) for b in self.blocks + self.contact_groups
+                          if hasattr(b, "live_forces")}
+        for key, sc in self.scatter.items():
+            if key not in stiffness_only:
+                mask[sc.mpos] = True
+        return mask
+
     def internal_forces(self, q: np.ndarray, v: np.ndarray | None = None, tangent: bool = True,
                         out: np.ndarray | None = None):
         """Internal (elastic + damping) force ``f_int`` (n_dof,) [N, N m]; with ``tangent`` also

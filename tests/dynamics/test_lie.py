@@ -205,7 +205,7 @@ def test_a_spinning_run_forms_its_matrices_in_one_pass_and_moves_as_two_passes(m
         calls.append(1)
         return form(self, *a)
 
-    def two_passes(self, K, M, C, gp, bp, Tinv):
+    def two_passes(self, K, M, C, gp, bp, Tinv, on=None):
         _kernels.iteration_matrix(K, M if C is None else C, M, gp, bp, C is not None)
         self.correct(K, M, C, gp, bp, Tinv)
         return K
@@ -216,3 +216,67 @@ def test_a_spinning_run_forms_its_matrices_in_one_pass_and_moves_as_two_passes(m
     assert len(calls) >= 4
     assert np.array_equal(np.asarray(runs[0].q), np.asarray(runs[1].q))
     assert np.abs(np.asarray(runs[0].q)[-1] - np.asarray(runs[0].q)[0]).max() > 1e-3
+
+
+def small_bundle(contact: str = "friction"):
+    """benchmarks/beam_bundle.py's bundle at 3 beams of 8 elements, compiled."""
+    from benchmarks.beam_bundle import build
+    return build(3, 8, contact).compile()
+
+
+@pytest.mark.one_space                # (3D models: the planar space is not read)
+def test_mass_and_damping_parts_lie_on_the_inertia_entries():
+    """Guard of the entries LieIncrement.form skips: at a moved, moving state of a bundle of
+    beams in frictional contact (pairs touching), the mass and damping-like parts of the
+    iteration matrix (the beams' inertia: M and the gyroscopic C) are zero outside
+    System.inertia_entries, which holds far fewer entries than the stored pattern (the
+    contact candidates' entries are stiffness alone), and the stiffness is not."""
+    s = small_bundle()
+    rng = np.random.default_rng(2)
+    q = s.space.update(s.q0, 1e-4 * rng.standard_normal(s.n_dof))
+    v, a = rng.standard_normal(s.n_dof), rng.standard_normal(s.n_dof)
+    on = s.inertia_entries()
+    assert on.sum() < 0.5 * s.nnz
+    _, K, C = s.internal_forces(q, v)
+    _, M, Kin, Cin = s.inertial_forces_free(q, v, a)
+    for X in (C, M, Kin, Cin):
+        if X is not None:
+            assert np.all(np.asarray(X)[~on] == 0.0)
+    assert np.any(np.asarray(K)[~on] != 0.0)        # the pairs in contact do write there
+
+
+@pytest.mark.one_space
+@pytest.mark.parametrize("with_c", [True, False], ids=["damped", "undamped"])
+def test_forming_on_the_inertia_entries_is_the_whole_pass_bit_for_bit(with_c):
+    """Guard (a speed path): LieIncrement.form on the entries of ``on`` gives the whole
+    pass's matrix bit for bit where M and C are zero elsewhere (a bundle of beams in
+    contact: random K on every stored entry, M and C on the inertia entries)."""
+    s = small_bundle()
+    lm = lie.LieIncrement(s)
+    on = lm.on(s.inertia_entries())
+    assert lm.on(s.inertia_entries()) is on                      # kept per mask
+    assert 0 < len(on.plain) + 3 * len(on.rows) < 0.5 * s.nnz
+    rng = np.random.default_rng(6)
+    mask = s.inertia_entries()
+    K = rng.normal(size=s.nnz)
+    C, M = (np.where(mask, rng.normal(size=s.nnz), 0.0) for _ in range(2))
+    Tinv = lm.inverse_tangents(rng.normal(size=s.n_free))
+    whole = lm.form(K.copy(), M, C if with_c else None, 1.7e3, 4.4e6, Tinv)
+    part = lm.form(K.copy(), M, C if with_c else None, 1.7e3, 4.4e6, Tinv, on)
+    assert np.array_equal(part, whole)
+    assert not np.array_equal(part, K)
+
+
+@pytest.mark.one_space                # (3D models: the planar space is not read)
+@pytest.mark.filterwarnings("ignore::fembody.errors.ContactWarning")
+def test_a_bundle_in_contact_moves_as_with_the_whole_pass(monkeypatch):
+    """Guard: the frictional bundle's run whose iteration matrices are formed on the
+    inertia entries moves bit for bit as the run formed by the whole pass."""
+    runs = []
+    for whole in (False, True):
+        if whole:
+            monkeypatch.setattr(lie.LieIncrement, "on", lambda self, entries: None)
+        s = small_bundle()
+        runs.append(fb.simulate(s, t_end=4e-3, dt=1e-3))
+    assert runs[0].stats["n_newton"] == runs[1].stats["n_newton"]
+    assert np.array_equal(runs[0].q, runs[1].q) and np.array_equal(runs[0].v, runs[1].v)
