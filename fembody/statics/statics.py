@@ -753,6 +753,10 @@ def _newton_or_cut(eq: _Equilibrium, may_cut: bool, q: np.ndarray, lam: np.ndarr
 #: usual tolerance 0.8 this is); at most SEARCH_MAX residuals
 SEARCH_ETA = 0.8
 SEARCH_MAX = 30
+#: ... or for the end of a bracket of the root narrower than SEARCH_XTOL times its distance
+#: from the start, on the root's far side: just past the switch (the contact's stiffness in
+#: the next tangent), short of the root by at most that fraction of the step taken
+SEARCH_XTOL = 1e-2
 
 
 def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarray,
@@ -760,8 +764,9 @@ def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarr
     """The step length ``a`` in (0, 1) along the Newton increment ``dq`` from ``q0`` at which
     the free residual's work along it, ``s(a) = dq . r(q0 + a dq)``, has fallen to within
     ``SEARCH_ETA s(0)`` of zero (``s0 = s(0) > 0``, ``s1 = s(1) < -SEARCH_ETA s0``): a root
-    of ``s`` bracketed in [0, 1], found by regula falsi (Illinois) with a bisection when
-    the bracket has not halved in two trials. ``s`` is the derivative of the total
+    of ``s`` bracketed in [0, 1], found by regula falsi (Illinois) with a bisection (geometric) when
+    the bracket has not halved in two trials, or the end past the root of a bracket
+    narrower than ``SEARCH_XTOL`` of it. ``s`` is the derivative of the total
     potential along the line where there is one, so ``a`` is near its minimum there.
 
     Why (issue 33, Code_Aster's ssnv505): with a penalty contact open at the iterate, the
@@ -775,14 +780,23 @@ def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarr
     are Newton's. Residual evaluations only (no tangent); ``eq.n_search`` counts them."""
     s = eq.sys
     lo, f_lo, hi, f_hi = 0.0, s0, 1.0, s1
-    best, f_best = 1.0, abs(s1)
-    width, side = 1.0, 0
+    past = [(1.0, s1)]          # the last two points past the root
+    widths, side = [], 0
     for k in range(SEARCH_MAX):
+        if hi - lo <= SEARCH_XTOL * hi:
+            break
         a = lo + (hi - lo) * f_lo / (f_lo - f_hi)
-        if not lo < a < hi or (k >= 2 and hi - lo > 0.5 * width):
-            a, width = 0.5 * (lo + hi), hi - lo        # (the bracket shrank too slowly)
-        elif k % 2 == 0:
-            width = hi - lo
+        if len(past) == 2 and past[0][1] != past[1][1]:
+            # the secant of the last two points past the root: a penalty that switched on
+            # along the line is linear in the step there, so this lands on the root where
+            # the falsi, from the flat side of the switch, creeps towards it (Illinois)
+            (a0, f0), (a1, f1) = past
+            a = a1 - f1 * (a1 - a0) / (f1 - f0)
+        if not lo < a < hi or (k >= 2 and hi - lo > 0.5 * widths[-2]):
+            # (the bracket shrank too slowly: halved on the scale of the step lengths,
+            # which span orders of magnitude where a stiff penalty meets its surface)
+            a = math.sqrt(lo * hi) if lo > 0.0 else 0.5 * hi
+        widths.append(hi - lo)
         eq.n_search += 1
         r, ce, _, _, _ = eq.residual(s.update(q0, a * dq), lam, load, False)
         if not eq.finite(r, ce):
@@ -790,8 +804,6 @@ def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarr
             hi, f_hi, side = a, -s0, 0
             continue
         fa = float(dq @ eq.free_part(r))
-        if abs(fa) < f_best:
-            best, f_best = a, abs(fa)
         if abs(fa) <= SEARCH_ETA * s0:
             return a
         if fa > 0.0:
@@ -801,10 +813,11 @@ def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarr
             side = 1
         else:
             hi, f_hi = a, fa
+            past = [past[-1], (a, fa)]
             if side == -1:
                 f_lo *= 0.5
             side = -1
-    return best
+    return hi
 
 
 def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
