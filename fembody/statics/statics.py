@@ -487,7 +487,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         internal force norms).
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
-        12, halvings).
+        12, halvings). In a model with penalty contacts and without joints, an increment
+        that closes or opens a contact row and overshoots the equilibrium on its line is
+        shortened by a line search (this module's ``_line_search``; its residuals in
+        ``stats['n_line_search']``); the residual test is unchanged.
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
         'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
