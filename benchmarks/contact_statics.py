@@ -1,7 +1,8 @@
 """The cost of a contact statics users feel (issue 33, stat-33): Code_Aster's ssnv505 /
 ssnv505m in fembody (tests/contact/test_ssnv505.py, test_ssnv505m.py: two cantilevers, the
 tip of one driven onto the other by 1210.59166 N at C, penalty 1e8 N/m), whole
-``fb.static`` runs. Key ``stat_33`` of benchmarks/results/contact_statics.json.
+``fb.static`` runs. Key ``stat_33`` of benchmarks/results/beam_bundle.json (the contact benchmarks'
+reference file).
 
 Cases: ``frictionless`` (20 elements per beam, 4 load steps: test_ssnv505.py's contact
 phase), ``mu1e-6`` and ``mu0.3`` (20 elements, 8 load steps, ssnv505m's tangential penalty
@@ -99,7 +100,7 @@ def main() -> None:
                       f"cpu {row['cpu_s']:6.2f} s  C {row['deflection_C']:.9f} m  "
                       f"load {row['load']:.1f}", flush=True)
     if not a.no_save:
-        save("contact_statics", {"stat_33": dict(machine=machine(), runs=rows)})
+        save("beam_bundle", {"stat_33": dict(machine=machine(), runs=rows)})
 
 
 if __name__ == "__main__":
