@@ -770,10 +770,11 @@ def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarr
     """The step length ``a`` in (0, 1) along the Newton increment ``dq`` from ``q0`` at which
     the free residual's work along it, ``s(a) = dq . r(q0 + a dq)``, has fallen to within
     ``SEARCH_ETA s(0)`` of zero (``s0 = s(0) > 0``, ``s1 = s(1) < -SEARCH_ETA s0``): a root
-    of ``s`` bracketed in [0, 1], found by regula falsi (Illinois) with a bisection (geometric) when
-    the bracket has not halved in two trials, or the end past the root of a bracket
-    narrower than ``SEARCH_XTOL`` of it. ``s`` is the derivative of the total
-    potential along the line where there is one, so ``a`` is near its minimum there.
+    of ``s`` bracketed in [0, 1], found by regula falsi (Illinois; the secant of the last two
+    points past the root once there are two) with a geometric bisection when the bracket
+    has not halved in two trials, or the end past the root of a bracket narrower than
+    ``SEARCH_XTOL`` of it. ``s`` is the derivative of the total potential along the line
+    where there is one, so ``a`` is near its minimum there.
 
     Why (issue 33, Code_Aster's ssnv505): with a penalty contact open at the iterate, the
     tangent has no contact stiffness, and the increment carries a node that a resting
