@@ -187,6 +187,36 @@ class _Equilibrium:
                                                                    None):
             from ..contact.watch import ContactWatch    # (contact loads only when used)
             self.touches = ContactWatch(system, "static")
+        # Newton's increments are searched along in models with planar beam pairs, whose
+        # signed gaps and point/line weights hold near the surfaces only (_line_search);
+        # elsewhere an increment through a penalty surface is taken whole (a beam laid on
+        # a plane at gap 0 and pressed: 6 -> 10 Newton iterations with the search,
+        # tests/contact/test_surface_band.py); joints' multipliers have no merit on the line
+        self.searches = bool(getattr(system, "side_blocks", None)) and system.n_con == 0
+        self.n_search = 0       # residuals evaluated by the line search
+        self.contact_blocks = [b for b in system.stiffness_blocks if id(b) in {
+            id(c) for c in (getattr(system, "beam_contact_blocks", [])
+                            + getattr(system, "surface_contact_blocks", [])
+                            + getattr(system, "penalty_blocks", []))}]
+
+    def touching(self, q: np.ndarray) -> list[np.ndarray]:
+        """Per penalty-contact block, which of its rows carry energy at ``q`` (planar beam
+        pairs signed by the analysis' sides, as their forces are)."""
+        s = self.sys
+        cs = getattr(s, "contact_state", None)
+        out = []
+        for b in self.contact_blocks:
+            side = None if cs is None else cs.side_of(b)
+            x = s.pose(b, q)
+            out.append(np.asarray(b.strain_energy(x) if side is None
+                                  else b.strain_energy(x, side)) != 0.0)
+        return out
+
+    def switched(self, q0: np.ndarray, q1: np.ndarray) -> bool:
+        """Some penalty contact row carries energy at one of ``q0``, ``q1`` and not at the
+        other (it closed or opened between them: the tangent at ``q0`` had not its
+        stiffness, or had it where ``q1`` has none)."""
+        return any(bool(np.any(a != b)) for a, b in zip(self.touching(q0), self.touching(q1)))
 
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
@@ -460,7 +490,10 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         internal force norms).
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
-        12, halvings).
+        12, halvings). In a model with planar beam contacts and without joints, an increment
+        that closes or opens a contact row and overshoots the equilibrium on its line is
+        shortened by a line search (this module's ``_line_search``; its residuals in
+        ``stats['n_line_search']``); the residual test is unchanged.
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
         'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
@@ -638,6 +671,7 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
             result.stats.update(n_residual=eq.n_residual, n_tangent=eq.n_tangent,
                                 n_factor=eq.solver.n_factor, n_newton=eq.n_iter,
                                 n_refused=eq.refused, n_reused_factor=eq.n_reused,
+                                n_line_search=eq.n_search,
                                 wall_time=_time.perf_counter() - t0,
                                 linear_solver=eq.solver.active or eq.solver.method)
             result.stats.update(plain(result.stats))   # numbers print as numbers
@@ -683,7 +717,9 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
-        q, lam = s.update(q, dq), lam + dlam
+        # (the slope of the merit along dq: what the line search measures against)
+        slope = float(dq @ eq.free_part(r)) if eq.searches else 0.0
+        q0, q, lam = q, s.update(q, dq), lam + dlam
         small = eq.small_increment(dq)
         # an increment below the round-off floor of the coordinates ends Newton at q; the
         # factorisation just done, at a state within that floor of q, is then the tangent of
@@ -691,6 +727,11 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         # own factorisation, and q's residual is wanted without its tangent
         proved = small and eq.proves_stable(factored)
         r, ce, fext, fint, K = eq.residual(q, lam, load, not proved)
+        if slope > 0.0 and not small and eq.finite(r, ce) and \
+                float(dq @ eq.free_part(r)) < -SEARCH_ETA * slope and eq.switched(q0, q):
+            a = _line_search(eq, q0, lam, dq, load, slope, float(dq @ eq.free_part(r)))
+            q = s.update(q0, a * dq)
+            r, ce, fext, fint, K = eq.residual(q, lam, load, True)
         if small and eq.finite(r, ce) and (
                 s.n_con == 0 or np.max(np.abs(ce.phi)) <= eq.ptol):
             eq.stable_at = q if proved else None
@@ -709,6 +750,81 @@ def _newton_or_cut(eq: _Equilibrium, may_cut: bool, q: np.ndarray, lam: np.ndarr
         return _newton(eq, q, lam, load, max_iter, keep)
     finally:
         eq.solver.lu_on_refusal = True       # (the stability check's factorisation: the LU)
+
+
+#: the line search's acceptance: a Newton increment ``dq`` whose end has ``dq . r`` below
+#: ``-SEARCH_ETA`` times its start's (the free residual's work along the increment turned
+#: round and grown: the step overshot the equilibrium on its line) is searched for a point
+#: with ``|dq . r| <= SEARCH_ETA dq . r(0)`` (Crisfield 1991, vol. 1, section 9.3.2, whose
+#: usual tolerance 0.8 this is); at most SEARCH_MAX residuals
+SEARCH_ETA = 0.8
+SEARCH_MAX = 30
+#: ... or for the end of a bracket of the root narrower than SEARCH_XTOL times its distance
+#: from the start, on the root's far side: just past the switch (the contact's stiffness in
+#: the next tangent), short of the root by at most that fraction of the step taken
+SEARCH_XTOL = 1e-2
+
+
+def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarray,
+                 load: float, s0: float, s1: float) -> float:
+    """The step length ``a`` in (0, 1) along the Newton increment ``dq`` from ``q0`` at which
+    the free residual's work along it, ``s(a) = dq . r(q0 + a dq)``, has fallen to within
+    ``SEARCH_ETA s(0)`` of zero (``s0 = s(0) > 0``, ``s1 = s(1) < -SEARCH_ETA s0``): a root
+    of ``s`` bracketed in [0, 1], found by regula falsi (Illinois; the secant of the last two
+    points past the root once there are two) with a geometric bisection when the bracket
+    has not halved in two trials, or the end past the root of a bracket narrower than
+    ``SEARCH_XTOL`` of it. ``s`` is the derivative of the total potential along the line
+    where there is one, so ``a`` is near its minimum there.
+
+    Why (issue 33, Code_Aster's ssnv505): with a penalty contact open at the iterate, the
+    tangent has no contact stiffness, and the increment carries a node that a resting
+    contact held (a cantilever's tip on another beam, 1e8 N/m) centimetres through the
+    other beam: tens of kN of penalty force and rows far from the contact closing, from
+    which Newton does not come back (30 iterations, the load step cut, the predictor's
+    attempt failing at nearly every step). On the line, the work turns round where the
+    node meets the surface, and Newton goes on from there with the contact's stiffness.
+    Only the iterates change: the residual test, and so the converged states within it,
+    are Newton's. Residual evaluations only (no tangent); ``eq.n_search`` counts them."""
+    s = eq.sys
+    lo, f_lo, hi, f_hi = 0.0, s0, 1.0, s1
+    past = [(1.0, s1)]          # the last two points past the root
+    widths, side = [], 0
+    for k in range(SEARCH_MAX):
+        if hi - lo <= SEARCH_XTOL * hi:
+            break
+        a = lo + (hi - lo) * f_lo / (f_lo - f_hi)
+        if len(past) == 2 and past[0][1] != past[1][1]:
+            # the secant of the last two points past the root: a penalty that switched on
+            # along the line is linear in the step there, so this lands on the root where
+            # the falsi, from the flat side of the switch, creeps towards it (Illinois)
+            (a0, f0), (a1, f1) = past
+            a = a1 - f1 * (a1 - a0) / (f1 - f0)
+        if not lo < a < hi or (k >= 2 and hi - lo > 0.5 * widths[-2]):
+            # (the bracket shrank too slowly: halved on the scale of the step lengths,
+            # which span orders of magnitude where a stiff penalty meets its surface)
+            a = math.sqrt(lo * hi) if lo > 0.0 else 0.5 * hi
+        widths.append(hi - lo)
+        eq.n_search += 1
+        r, ce, _, _, _ = eq.residual(s.update(q0, a * dq), lam, load, False)
+        if not eq.finite(r, ce):
+            # (a state the residual cannot measure: taken as beyond the root)
+            hi, f_hi, side = a, -s0, 0
+            continue
+        fa = float(dq @ eq.free_part(r))
+        if abs(fa) <= SEARCH_ETA * s0:
+            return a
+        if fa > 0.0:
+            lo, f_lo = a, fa
+            if side == 1:
+                f_hi *= 0.5                             # (Illinois)
+            side = 1
+        else:
+            hi, f_hi = a, fa
+            past = [past[-1], (a, fa)]
+            if side == -1:
+                f_lo *= 0.5
+            side = -1
+    return hi
 
 
 def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
