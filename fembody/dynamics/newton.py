@@ -123,6 +123,38 @@ then equal the tight run's bit for bit (tests/dynamics/test_contact_newton.py: a
 two-unknown problem with a kink, in closed form; tests/contact/test_bundle_first_reuse.py:
 a small bundle against its tight run).
 
+*Not taken: a sharper kink rule from the points' excursions past the kink.* What the kink
+adds to an increment can be bounded. Let the contact forces be ``sum_p k_p phi(g_p) b_p``
+with ``phi(g) = max(-g, 0)`` and ``b_p`` the gap's gradient, and let the increment ``dx_k``
+be solved on the fresh tangent at ``x_k-1``, where point ``p`` carried the slope ``s_p``
+(-1 where it touched or lay in a tangent band, else 0). Since ``phi`` is linear on each side
+of ``g = 0``, the residual at ``x_k`` is the smooth remainder (what ``theta`` estimates)
+plus ``sum_p k_p e_p b_p`` over the points whose gap ended on the other side of the kink
+from their slope, ``e_p = |phi(g_p,k) - phi(g_p,k-1) - s_p (g_p,k - g_p,k-1)|``, the part
+of the gap change past the kink (``|g_p,k|`` for a point that changed side; to first order
+in the gap's curvature over the increment). The state error that leaves is ``delta =
+J^-1 B K e`` (``J`` the tangent on the root's side, ``B`` the columns ``b_p``, ``K =
+diag(k_p)``). Where every such point ends touching, ``J >= B K B^T`` (the rest of ``J``
+positive definite) gives ``K^1/2 B^T J^-1 B K^1/2 <= I``, so ``|delta|_J <= |K^1/2 e|``:
+the error's energy is at most the penalty energy of the excursions, and in the 2-norm
+``|delta| <= |K^1/2 e| / sqrt(lambda_min(J))``; per point, along its own gradient, the
+error is its excursion times its share ``k_p c_p / (1 + k_p c_p) < 1`` of the stiffness
+(``c_p = b^T J_r^-1 b`` the compliance of the rest ``J_r = J - k_p b b^T``). That is an
+upper bound only for points that end touching: one that leaves contact has no ``k_p`` in
+``J``, and its error along its gradient is ``k_p c_p`` times ``e_p``, not bounded by 1 (one unknown against a spring ``s``: ``k / s`` times the excursion;
+tests/dynamics/test_contact_newton.py). So a sound test needs the sum over the crossing
+points (not the largest), the smallest eigenvalue of ``J`` (the max-norm of the contraction
+test is not the energy norm), the compliance of points that open, and the gaps after the
+increment, which a step closing without that evaluation does not have (from the last
+evaluation's gaps and gradients only their linear prediction). Not built because on the
+bundle of benchmarks/beam_bundle.py it decides almost nothing: in nearly every step the
+fresh tangent's measured-ratio estimate is itself above the bound (the first increment,
+solved on the held factorisation, contracts the error far less than a Newton step would),
+so the step closes on the residual test whatever the kink rule; the few tests the rule
+does decide, and the whole rule switched off (an unsound upper bound of any sharper
+rule), are measured by benchmarks/bundle_kinks.py (key ``knee_33`` of
+benchmarks/results/beam_bundle.json).
+
 **First increment** (``tangent=False`` with ``close > 0``: the integrator starts a step of
 a model with penalty contacts on the factorisation it holds from the step before, at the
 same step size).

@@ -84,3 +84,35 @@ def test_a_contact_steps_first_increment_reuses_the_held_factorisation():
     assert solver.n_factor - held >= 1      # the second increment's fresh tangent
     assert p.err() <= 1e-10
 
+
+
+def test_the_excursion_past_the_kink_bounds_the_error_only_where_the_point_ends_touching():
+    """A guard of the derivation in fembody.dynamics.newton ("Not taken: a sharper kink
+    rule"), in closed form through the loop. Entering contact (the kink problem above, its
+    second increment): the error left is the excursion past the kink times the contact's
+    share k / (b + k) < 1. Leaving it (w pulled back to 0 from a start touching at c + 1e-6,
+    the tangent b + k): the first increment lands at w = k c / (b + k), open by the excursion
+    b c / (b + k), and the error is k / b = 1000 times that excursion: a rule bounding the
+    error by the excursion times a share of at most 1 would accept this iterate far outside
+    its bound. Passes on the base commit too (nothing in the loop changed)."""
+    p = _kink_problem()
+    p.run(FULL, close=0.01, residual_tol=1e-15)
+    entering = BETA * U ** 2 - C                       # w_2 = beta U^2 past c
+    assert p.errors[2] == pytest.approx(entering * KPEN / (B + KPEN), rel=1e-9)
+    assert p.errors[2] < entering
+
+    def F(x):
+        return np.array([A * x[0] - P, B * x[1] + KPEN * max(x[1] - C, 0.0)])
+
+    def J(x):
+        return np.array([[A, 0.0], [0.0, B + (KPEN if x[1] > C else 0.0)]])
+
+    q = Problem([0.0, C + 1e-6], F=F, J=J, root=np.array([U, 0.0]), bound=BOUND)
+    ok, msg, it, _ = q.run(FULL, close=0.01, residual_tol=1e-15)
+    assert ok, msg
+    w1 = KPEN * C / (B + KPEN)
+    leaving = C - w1                                   # open by b c / (b + k)
+    assert leaving == pytest.approx(B * C / (B + KPEN), rel=1e-9)
+    assert abs(w1) == pytest.approx(KPEN / B * leaving, rel=1e-9)
+    assert q.errors[1] == pytest.approx(abs(w1), rel=1e-9)     # (u is exact after it: U)
+    assert q.errors[1] > 100 * leaving
