@@ -984,11 +984,15 @@ class BeamContactBlock(ContactRows):
                 dN = np.concatenate([dN, np.zeros((p, k - m * d))], axis=1)
         land = (self._landing(x, h, side, tangent, np.arange(len(self)) if rows is None
                               else np.asarray(rows)) if self.kind == "node" else None)
+        dwc = dw
         if land is not None:                    # (**Landing**, as the compiled pass's)
+            # the force is measured from the touching state; it acts on the tied points
+            # (dw, the moments' arms) as any other
             w[land[0]] -= land[1]
             if tangent:
-                dw[land[0]] -= land[2]
-        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
+                dwc = dw.copy()
+                dwc[land[0]] -= land[2]
+        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dwc,
                     dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
         Kp = None
