@@ -303,7 +303,13 @@ class BeamContactBlock(ContactRows):
     following the nodes). The force acts on the nodes with the anchor's coefficients, so its
     tangent is ``c_a (x) dT/dX``. After an accepted step a sticking point keeps its anchor; a
     slipping or open one takes the current closest points with ``o = -T / k_t`` (slip: the
-    elastic part ``mu N / k_t``; open: 0). A spatial pair blends the two parts' friction
+    elastic part ``mu N / k_t``; open: 0). **Landing** (planar pairs): a point open at the
+    step's start that touches at the evaluated state is measured from where it touched,
+    ``w - lambda (w - w_0)`` with ``lambda`` the gap's zero crossing on the step
+    (:func:`fembody.contact.friction.landing`; :meth:`_landing`): the compiled pass reads
+    the shifted offsets and its stiffness is completed with the shift's derivative
+    (:meth:`_landing_tangent`); a landing point that sticks keeps the shifted anchor.
+    Spatial pairs still tie an open point at the step's start. A spatial pair blends the two parts' friction
     forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
     gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
     elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
