@@ -378,6 +378,7 @@ class BeamContactBlock(ContactRows):
     surface = False         # friction measured at the surfaces (spatial, frictional)
     _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
+    _gaps_at_start = None   # (history's x, side, gaps) last read (_start_gaps)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
@@ -549,16 +550,24 @@ class BeamContactBlock(ContactRows):
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
         if self.kind == "node":
-            land = self._landing(x, h, side, tangent) if self.frictional else None
-            if land is not None:
-                # the points that land in this step are tied where they touch (**Landing**)
-                anchor = np.array(anchor, dtype=float, order="C")
-                anchor[land[0], 2:2 + self.dim] += land[1]
             sides = np.ascontiguousarray(self._sides(side), dtype=float)
             out = node_forces.trusted(pos, self.k, self.radius, sides, self.frictional,
                                       anchor,
                                       sliding, mu_s, mu_k, kt, tangent, points)
-            if land is not None and tangent:
+            if not self.frictional:
+                return out
+            # the points that land in this step are tied where they touch (**Landing**):
+            # found among the pairs that press (a normal force: a nonzero row), the pass
+            # made again with their offsets shifted (in a landing step alone)
+            on = np.flatnonzero(out[0].any(axis=1))
+            land = self._landing(x, h, side, tangent, on) if on.size else None
+            if land is None:
+                return out
+            anchor = np.array(anchor, dtype=float, order="C")
+            anchor[land[4], 2:2 + self.dim] += land[1]
+            out = node_forces.trusted(pos, self.k, self.radius, sides, True, anchor, sliding,
+                                      mu_s, mu_k, kt, tangent, points)
+            if tangent:
                 self._landing_tangent(x, h, side, out[1], land)
             return out
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
@@ -1081,7 +1090,7 @@ class BeamContactBlock(ContactRows):
         the anchors' offsets) and (``tangent``) the shifts' derivatives ``(q, d, k)``; None
         when no point lands."""
         sel = np.arange(len(self)) if rows is None else rows
-        g0 = self._gaps_of(h.x, sel, side)[0]
+        g0 = self._start_gaps(h, side)[sel]
         cand = np.flatnonzero(g0 > 0.0)
         if not cand.size:
             return None
@@ -1097,14 +1106,26 @@ class BeamContactBlock(ContactRows):
             dg1 = np.zeros((len(at), dw1.shape[2]))
             dg1[:, :G.shape[1]] = G[hit]
         shift, dshift = landing(g0[i], g1[hit], w0, w1, dg1, dw1)
-        return i, shift, dshift, w1 - shift
+        return i, shift, dshift, w1 - shift, at
+
+    def _start_gaps(self, h: History, side: np.ndarray | None) -> np.ndarray:
+        """The planar pairs' gaps ``(n,)`` [m] at the step's start (the history's ``x``),
+        signed by ``side``: kept for the history's ``x`` and ``side`` last asked (every
+        evaluation of a step reads them; a history's arrays are not written once made)."""
+        c = self._gaps_at_start
+        if c is not None and c[0] is h.x and (c[1] is side or (
+                side is not None and c[1] is not None and np.array_equal(c[1], side))):
+            return c[2]
+        g0 = self._gaps_of(h.x, np.arange(len(self)), side)[0]
+        self._gaps_at_start = (h.x, None if side is None else np.array(side), g0)
+        return g0
 
     def _landing_tangent(self, x: np.ndarray, h: History, side: np.ndarray | None,
                          K: np.ndarray, land) -> None:
         """Add to the compiled pass's stiffness ``K (n, m d, m d)`` (in place) the
         derivative of the landing points' friction through their shifts (the pass holds the
         offsets fixed): ``c_a (x) dT/dw (-d shift/dX)`` on the translations."""
-        rows, _, dshift, w = land
+        _, _, dshift, w, rows = land
         md = K.shape[1]
         _, _, N, nrm, _, _ = self._points(x, False, rows, side)
         c = coulomb(w, nrm, N, self.kt[rows], self.mu_s[rows], self.mu_k[rows],
