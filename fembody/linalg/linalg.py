@@ -1005,9 +1005,8 @@ class SaddlePointSolver:
 def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
                   rows=None, refine_symmetric: bool = False) -> SaddlePointSolver:
     """A saddle-point solver on a compiled System's fixed augmented pattern. ``symmetric``:
-    whether S is symmetric (default: planar models without follower loads or friction;
-    spatial tangents, load stiffness and the return mapping's are not: LU, as the envelope,
-    Cholesky and LDL^T read one triangle).
+    whether S is symmetric (default: planar models without follower loads; spatial tangents
+    and load stiffness are not: LU, as the envelope, Cholesky and LDL^T read one triangle).
     ``rows``: the run's :class:`fembody.system.constraints.RedundantRows`, whose compliance (read at
     every factorisation) enters the (2,2) block; default None: no compliant row.
     ``refine_symmetric``: without constraint rows, try the near-symmetric path before SuperLU
@@ -1015,10 +1014,7 @@ def saddle_solver(system, method: str = "auto", symmetric: bool | None = None,
     s = system
     pat = s.saddle_pattern() if s.n_con else None
     if symmetric is None:
-        # (friction's tangent is unsymmetric in slip and where a contact lands inside a
-        # step, fembody.contact.friction: one triangle of it made Newton converge linearly)
-        symmetric = (getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
-                     and not getattr(s, "friction_blocks", ()))
+        symmetric = getattr(s, "dim", 2) == 2 and not getattr(s, "turning_loads", ())
     solver = SaddlePointSolver(pat, s.n_free, s.n_con, method, s.indices, s.indptr,
                                s.B_indices, s.B_indptr, S_diag=s.diag_pos, symmetric=symmetric,
                                refine_symmetric=refine_symmetric)
