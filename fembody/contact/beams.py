@@ -78,7 +78,7 @@ from .broad import segment_pairs
 from .geometry import (closest_crossing, closest_node, distance, in_zone, point_distance,
                        segment_distance, side_now as _side_now, signed)
 from .cone import ConePoints, cone_points
-from .friction import Coulomb, History, coefficients, coulomb
+from .friction import Coulomb, History, coefficients, coulomb, landing
 from .sections import (_refuse_singular, carried, carried_moment_tangent, carried_planar,
                        tie_planar)
 from ..rotations import exp as _rot_exp
@@ -304,7 +304,13 @@ class BeamContactBlock(ContactRows):
     following the nodes). The force acts on the nodes with the anchor's coefficients, so its
     tangent is ``c_a (x) dT/dX``. After an accepted step a sticking point keeps its anchor; a
     slipping or open one takes the current closest points with ``o = -T / k_t`` (slip: the
-    elastic part ``mu N / k_t``; open: 0). A spatial pair blends the two parts' friction
+    elastic part ``mu N / k_t``; open: 0). **Landing** (planar pairs): a point open at the
+    step's start that touches at the evaluated state is measured from where it touched,
+    ``w - lambda (w - w_0)`` with ``lambda`` the gap's zero crossing on the step
+    (:func:`fembody.contact.friction.landing`; :meth:`_landing`): the compiled pass reads
+    the shifted offsets and its stiffness is completed with the shift's derivative
+    (:meth:`_landing_tangent`); a landing point that sticks keeps the shifted anchor.
+    Spatial pairs still tie an open point at the step's start. A spatial pair blends the two parts' friction
     forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
     gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
     elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
@@ -376,6 +382,7 @@ class BeamContactBlock(ContactRows):
     surface = False         # friction measured at the surfaces (spatial, frictional)
     _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
+    _gaps_at_start = None   # (history's x, side, gaps) last read (_start_gaps)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
@@ -547,10 +554,26 @@ class BeamContactBlock(ContactRows):
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
             mu_s = mu_k = kt = _NO_VALUES
         if self.kind == "node":
-            side = np.ascontiguousarray(self._sides(side), dtype=float)
-            return node_forces.trusted(pos, self.k, self.radius, side, self.frictional,
-                                       anchor,
-                                       sliding, mu_s, mu_k, kt, tangent, points)
+            sides = np.ascontiguousarray(self._sides(side), dtype=float)
+            out = node_forces.trusted(pos, self.k, self.radius, sides, self.frictional,
+                                      anchor,
+                                      sliding, mu_s, mu_k, kt, tangent, points)
+            if not self.frictional:
+                return out
+            # the points that land in this step are tied where they touch (**Landing**):
+            # found among the pairs that press (a normal force: a nonzero row), the pass
+            # made again with their offsets shifted (in a landing step alone)
+            on = np.flatnonzero(out[0].any(axis=1))
+            land = self._landing(x, h, side, tangent, on) if on.size else None
+            if land is None:
+                return out
+            anchor = np.array(anchor, dtype=float, order="C")
+            anchor[land[4], 2:2 + self.dim] += land[1]
+            out = node_forces.trusted(pos, self.k, self.radius, sides, True, anchor, sliding,
+                                      mu_s, mu_k, kt, tangent, points)
+            if tangent:
+                self._landing_tangent(x, h, side, out[1], land)
+            return out
         return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
                                        self.free, self.ramp, self.frictional, anchor, sliding,
                                        mu_s,
@@ -887,7 +910,17 @@ class BeamContactBlock(ContactRows):
                 dw[:, :, m * d:m * d + na], dw[:, :, m * d + na:] = GA, -GB
                 dn = np.concatenate([dn, np.zeros((p, d, k - m * d))], axis=2)
                 dN = np.concatenate([dN, np.zeros((p, k - m * d))], axis=1)
-        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dw,
+        land = (self._landing(x, h, side, tangent, np.arange(len(self)) if rows is None
+                              else np.asarray(rows)) if self.kind == "node" else None)
+        dwc = dw
+        if land is not None:                    # (**Landing**, as the compiled pass's)
+            # the force is measured from the touching state; it acts on the tied points
+            # (dw, the moments' arms) as any other
+            w[land[0]] -= land[1]
+            if tangent:
+                dwc = dw.copy()
+                dwc[land[0]] -= land[2]
+        c = coulomb(w, nrm, N, self.kt[pr], self.mu_s[pr], self.mu_k[pr], h.sliding[pr], dwc,
                     dn, dN)
         Fp = (ca[:, :, None] * c.f[:, None, :]).reshape(p, m * d)
         Kp = None
@@ -925,6 +958,93 @@ class BeamContactBlock(ContactRows):
                  + (1.0 - lam)[:, None, None] * Kp[:n])
             K[:, :, :m * d] += dF[:, :, None] * glam[:, None, :]
         return F, K, c, params, N, lam
+
+    # ------------------------------------------ landing inside a step (planar pairs, issue 33)
+    def _tied_relative(self, x: np.ndarray, anchor: np.ndarray, rows: np.ndarray,
+                       tangent: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """Planar pairs ``rows (p,)`` with their anchors ``anchor (p, .)``: the tied points'
+        relative position ``w (p, d)`` [m] at the gathered coordinates ``x`` (at the surfaces
+        where the block measures there, as :meth:`_friction_of`) and (``tangent``) ``dw/dX
+        (p, d, k)``, ``k`` the columns :meth:`_friction_of` differentiates by."""
+        n, m, d = self.X.shape
+        md = m * d
+        pos = self.positions(x)[rows]
+        ca = self._anchor_coefficients(anchor[:, :2])
+        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:2 + d]
+        rot = self.surface and x.shape[1] > md
+        if self.surface:
+            vA, GA, _, vB, GB, _ = self._carried_planar(x, anchor, rows)
+            w = w + vA - vB
+        if not tangent:
+            return w, None
+        p = len(rows)
+        dw = np.zeros((p, d, x.shape[1] if rot else md))
+        dw[:, :, :md] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, md)
+        if rot:
+            dw[:, :, md:md + 1], dw[:, :, md + 1:] = GA, -GB
+        return w, dw
+
+    def _gaps_of(self, x: np.ndarray, rows: np.ndarray, side: np.ndarray | None):
+        """Planar pairs ``rows``: the gaps ``(p,)`` [m] at ``x``, whether each touches may
+        count (in its zone, not degenerate) and the gaps' gradients ``(p, m d)``, as
+        :meth:`gaps` (signed by the run's ``side``)."""
+        pos = self.positions(x)[rows]
+        z, ok = closest_node(pos)
+        rho, G, H = signed(pos, self._sides(side)[rows], self.radius[rows],
+                           *distance("node", pos, z, False))
+        return rho - self.radius[rows], ok & (rho != 0.0), G
+
+    def _landing(self, x: np.ndarray, h: History, side: np.ndarray | None, tangent: bool,
+                 rows: np.ndarray | None = None):
+        """The planar pairs of ``rows`` (default None: all) whose point was open at the
+        step's start (gap ``g0 > 0`` at the history's ``x``) and touches at ``x``, tied where
+        they touched (:func:`fembody.contact.friction.landing`): their positions in ``rows``
+        ``(q,)``, the shifts ``(q, d)`` [m] of their tied points' relative position (added to
+        the anchors' offsets) and (``tangent``) the shifts' derivatives ``(q, d, k)``; None
+        when no point lands."""
+        sel = np.arange(len(self)) if rows is None else rows
+        g0 = self._start_gaps(h, side)[sel]
+        cand = np.flatnonzero(g0 > 0.0)
+        if not cand.size:
+            return None
+        g1, ok, G = self._gaps_of(x, sel[cand], side)
+        hit = ok & (g1 < 0.0)
+        if not hit.any():
+            return None
+        i, at = cand[hit], sel[cand[hit]]
+        w0 = self._tied_relative(h.x, h.anchor[at], at, False)[0]
+        w1, dw1 = self._tied_relative(x, h.anchor[at], at, tangent)
+        dg1 = None
+        if tangent:
+            dg1 = np.zeros((len(at), dw1.shape[2]))
+            dg1[:, :G.shape[1]] = G[hit]
+        shift, dshift = landing(g0[i], g1[hit], w0, w1, dg1, dw1)
+        return i, shift, dshift, w1 - shift, at
+
+    def _start_gaps(self, h: History, side: np.ndarray | None) -> np.ndarray:
+        """The planar pairs' gaps ``(n,)`` [m] at the step's start (the history's ``x``),
+        signed by ``side``: kept for the history's ``x`` and ``side`` last asked (every
+        evaluation of a step reads them; a history's arrays are not written once made)."""
+        c = self._gaps_at_start
+        if c is not None and c[0] is h.x and (c[1] is side or (
+                side is not None and c[1] is not None and np.array_equal(c[1], side))):
+            return c[2]
+        g0 = self._gaps_of(h.x, np.arange(len(self)), side)[0]
+        self._gaps_at_start = (h.x, None if side is None else np.array(side), g0)
+        return g0
+
+    def _landing_tangent(self, x: np.ndarray, h: History, side: np.ndarray | None,
+                         K: np.ndarray, land) -> None:
+        """Add to the compiled pass's stiffness ``K (n, m d, m d)`` (in place) the
+        derivative of the landing points' friction through their shifts (the pass holds the
+        offsets fixed): ``c_a (x) dT/dw (-d shift/dX)`` on the translations."""
+        _, _, dshift, w, rows = land
+        md = K.shape[1]
+        _, _, N, nrm, _, _ = self._points(x, False, rows, side)
+        c = coulomb(w, nrm, N, self.kt[rows], self.mu_s[rows], self.mu_k[rows],
+                    h.sliding[rows], -dshift[:, :, :md])
+        ca = self._anchor_coefficients(h.anchor[rows, :2])
+        K[rows] += (ca[:, :, None, None] * c.K[:, None]).reshape(len(rows), md, md)
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
@@ -969,6 +1089,11 @@ class BeamContactBlock(ContactRows):
             anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
+        land = self._landing(x, history, side, False) if self.kind == "node" else None
+        if land is not None:
+            # a point that landed and sticks keeps the anchor it was tied at, where it touched
+            held = keep[land[0]]
+            anchor[land[0][held], 2:2 + self.dim] += land[1][held]
         stored = c.stored.copy()
         if lam is not None:                         # each part's share of the blend
             n = len(self)

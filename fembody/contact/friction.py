@@ -39,7 +39,15 @@ points move with the nodes) the chain rule through ``dw``, ``dn`` and ``dN``.
 
 An open contact carries no force and its anchor follows the contact (its projection on a
 surface, or the current closest points of two beams), so a contact starts without tangential
-force.
+force. **Landing inside a step** (issue 33; :func:`landing`): a point open at the step's start
+(gap ``g0 > 0``) that touches at the evaluated state (``g1 < 0``) is tied where it touched,
+not where it stood at the step's start: its tied points' relative position ``w`` is measured
+from the touching state, estimated by the gap's zero crossing ``lambda = g0 / (g0 - g1)`` on
+the step, ``w_eff = w1 - lambda (w1 - w0)`` (``w0``, ``w1`` at the step's start and the
+evaluated state, the same anchor), with its exact derivative (``lambda`` follows ``g1``). So
+the slip and the tangential force of the landing step count the tangential motion after
+touching alone (to first order in the step), not the approach's. Where a block applies it
+is stated in the block (planar beam pairs so far: :mod:`fembody.contact.beams`).
 
 **In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces and
 surfaces carried by a body, whose anchors are the body's material points) and beam
@@ -285,6 +293,27 @@ def coulomb(w: np.ndarray, normal: np.ndarray, N: np.ndarray, kt: np.ndarray,
         if dN is not None:
             K += np.where(slip, mu, 0.0)[:, None, None] * e[:, :, None] * dN[:, None, :]
     return Coulomb(f, K, slip, ds, stored, u, un)
+
+
+def landing(g0: np.ndarray, g1: np.ndarray, w0: np.ndarray, w1: np.ndarray,
+            dg1: np.ndarray | None = None, dw1: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The shift of the tied points' relative position of contact points that land inside a
+    step (module docstring, **Landing inside a step**): ``w_eff = w1 - shift``.
+
+    ``g0 (p,) > 0`` [m] the points' gaps at the step's start, ``g1 (p,) < 0`` at the evaluated
+    state; ``w0``, ``w1 (p, d)`` [m] the tied points' relative positions there (the same
+    anchor); with the derivatives ``dg1 (p, k)`` and ``dw1 (p, d, k)`` with respect to the
+    item's ``k`` coordinates also ``d shift / dX (p, d, k)`` (else None). ``shift = lambda (w1
+    - w0)``, ``lambda = g0 / (g0 - g1)`` in (0, 1): the touching state on the step by the
+    gap's zero crossing, where the point is tied; ``d lambda = g0 / (g0 - g1)^2 dg1``."""
+    lam = g0 / (g0 - g1)
+    dw = w1 - w0
+    shift = lam[:, None] * dw
+    if dg1 is None:
+        return shift, None
+    dlam = (lam * lam / g0)[:, None] * dg1
+    return shift, lam[:, None, None] * dw1 + dw[:, :, None] * dlam[:, None, :]
 
 
 def coefficients(friction, kinetic_friction, tangential_stiffness, stiffness: float,
