@@ -1329,7 +1329,7 @@ class JunctionContactBlock(ContactRows):
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
         F, f, slipping, ds, stored, params, N, live, two = self._friction_state(x, history)
         return self._after(x, history, F, f, slipping, ds, stored, params, N, two,
-                           history.work(F, x, live))
+                           history.work(F, x, live, self.X[0].size if self.surface else None))
 
     def _after(self, x: np.ndarray, history: History, F, f, slipping, ds, stored, params, N,
                two: SecondPoint, work: float) -> tuple[History, float, float]:
