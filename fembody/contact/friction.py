@@ -235,7 +235,7 @@ class History(NamedTuple):
     def _increments(self, x: np.ndarray, r: np.ndarray, md: int) -> np.ndarray:
         """Rows ``r``'s material rotation increments ``log(R_0^T R_1)`` ``(len(r), k - md)``
         [rad] from this history's rotation vectors (the columns from ``md`` on) to ``x``'s,
-        each node's in ``(-pi, pi]``."""
+        each node's of angle in ``[0, pi]``."""
         shape = (len(r), (x.shape[1] - md) // 3, 3)
         R0 = _rot_exp(self.x[r, md:].reshape(shape))
         R1 = _rot_exp(x[r, md:].reshape(shape))
