@@ -1099,7 +1099,10 @@ class BeamContactBlock(ContactRows):
             n = len(self)
             stored[:n] *= 1.0 - lam
             stored[n:] *= np.repeat(lam, NG)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        # spatial pairs at the surfaces: the moments' work over the material increments (a
+        # node's rotation vector crosses pi where a beam rolls on the other)
+        work = history.work(F, x, md=self.X[0].size if self.surface and self.dim == 3
+                            else None)
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 

@@ -245,7 +245,7 @@ from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distan
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
 from .sections import carried, carried_moment_tangent, carried_planar, tie
-from ..rotations import exp as _rot_exp, log as _rot_log
+from ..rotations import exp as _rot_exp
 
 P, U1, U2, Q, W1, W2 = range(6)     # the row's node slots: p and its neighbours, q and its
 
@@ -649,7 +649,7 @@ class EndContactBlock(ContactRows):
         md = self.X[0].size
         fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:] if self.surface else None, T)
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = _work(F, x, history, md if self.surface and d == 3 else None)
+        work = history.work(F, x, md=md if self.surface and d == 3 else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 
@@ -744,25 +744,6 @@ def _padded(extra: int, f: np.ndarray, K, dn, dN):
         K = np.pad(K, ((0, 0), (0, extra), (0, extra)))
         dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, extra))), np.pad(dN, pad)
     return f, K, dn, dN
-
-
-def _work(F: np.ndarray, x: np.ndarray, history: History, md: int | None) -> float:
-    """The friction forces' work [J] over the step from ``history``'s state to ``x (n, k)``
-    with the forces ``F (n, k)`` [N, N m] at its end, by the trapezoidal rule; with ``md``
-    (spatial rows at the surfaces: the rotation vectors of ``(k - md) / 3`` nodes after
-    ``md`` displacements) the moments' over the material increments ``log(R_0^T R_1)`` they
-    act on, not the rotation vectors' difference (2 pi off where a vector crosses pi, as an
-    end rolling on the other beam does), for the rows with a force at either end of the
-    step (the others add nothing)."""
-    dx = x - history.x
-    if md is not None:
-        r = np.flatnonzero(F.any(axis=1) | history.force.any(axis=1))
-        if r.size:
-            shape = (len(r), (x.shape[1] - md) // 3, 3)
-            R0 = _rot_exp(history.x[r, md:].reshape(shape))
-            R1 = _rot_exp(x[r, md:].reshape(shape))
-            dx[r, md:] = _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), -1)
-    return 0.5 * float(np.sum((F + history.force) * dx))
 
 
 def _end_cone_points(block, x: np.ndarray, history: History, normal) -> ConePoints:
@@ -1388,7 +1369,7 @@ class EndElementBlock(ContactRows):
             fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
         anchor = np.where(keep[:, None], history.anchor, fresh)
-        work = _work(F, x, history, self.X[0].size if self.surface else None)
+        work = history.work(F, x, md=self.X[0].size if self.surface else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
 

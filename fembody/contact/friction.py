@@ -77,6 +77,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..rotations import exp as _rot_exp, log as _rot_log
+
 
 class FrictionState(NamedTuple):
     """Per contact at the evaluated state: normal force ``N`` [N] (>= 0), tangential force
@@ -198,23 +200,54 @@ class History(NamedTuple):
             a.flags.writeable = False
         return self
 
-    def work(self, force: np.ndarray, x: np.ndarray, rows: np.ndarray) -> float:
+    def work(self, force: np.ndarray, x: np.ndarray, rows: np.ndarray | None = None,
+             md: int | None = None) -> float:
         """The friction forces' work [J] over the step from this history's state to the
         displacements ``x (n, k)`` [m] with the forces ``force (n, k)`` [N] at its end, by the
-        trapezoidal rule (the class docstring), ``sum (F_0 + F_1) . (x_1 - x_0) / 2``, where
-        ``rows`` holds every row whose force is nonzero at the step's end (the live rows):
-        the terms of the others are taken as the zeros they are unless the row carried a
-        force at the step's start, and the sum runs over every term in the same order, so
-        it equals the sum over all rows bit for bit (but for the sign of a zero). (For blocks whose rows are nearly all
-        idle, as the junction and share rows of a bundle of beams.)"""
+        trapezoidal rule (the class docstring), ``sum (F_0 + F_1) . (x_1 - x_0) / 2``.
+
+        ``rows`` (default None: every row) holds every row whose force is nonzero at the
+        step's end (the live rows): the terms of the others are taken as the zeros they are
+        unless the row carried a force at the step's start, and the sum runs over every term
+        in the same order, so it equals the sum over all rows bit for bit (but for the sign
+        of a zero). (For blocks whose rows are nearly all idle, as the junction and share
+        rows of a bundle of beams.)
+
+        ``md`` (default None: every column is a plain coordinate, as a planar angle is):
+        spatial rows at the surfaces hold the rotation vectors of ``(k - md) / 3`` nodes
+        after ``md`` displacements, and their columns [N m] are moments on the material
+        increments ``log(R_0^T R_1)``: the moments' work is taken over those, not over the
+        rotation vectors' difference (2 pi off where a vector crosses pi in the step, as an
+        end or a beam rolling on another does), for the rows with a force at either end of
+        the step (the others add nothing: an idle block stays cheap)."""
+        rot = md is not None and x.shape[1] > md
+        if rows is None:
+            dx = x - self.x
+            if rot:
+                r = np.flatnonzero(force.any(axis=1) | self.force.any(axis=1))
+                if r.size:
+                    dx[r, md:] = self._increments(x, r, md)
+            return 0.5 * float(np.sum((force + self.force) * dx))
         if not len(rows) and not self.force.any():
             # no row carries a force at either end of the step: every term is zero (an idle
             # block: the bundle's junction and share rows at nearly every step)
             return 0.0
         rows = np.union1d(rows, np.flatnonzero(self.force) // max(self.force.shape[1], 1))
+        dx = x[rows] - self.x[rows]
+        if rot and rows.size:
+            dx[:, md:] = self._increments(x, rows, md)
         terms = np.zeros(x.shape)
-        terms[rows] = (force[rows] + self.force[rows]) * (x[rows] - self.x[rows])
+        terms[rows] = (force[rows] + self.force[rows]) * dx
         return 0.5 * float(np.sum(terms))
+
+    def _increments(self, x: np.ndarray, r: np.ndarray, md: int) -> np.ndarray:
+        """Rows ``r``'s material rotation increments ``log(R_0^T R_1)`` ``(len(r), k - md)``
+        [rad] from this history's rotation vectors (the columns from ``md`` on) to ``x``'s,
+        each node's of angle in ``[0, pi]``."""
+        shape = (len(r), (x.shape[1] - md) // 3, 3)
+        R0 = _rot_exp(self.x[r, md:].reshape(shape))
+        R1 = _rot_exp(x[r, md:].reshape(shape))
+        return _rot_log(np.swapaxes(R0, -1, -2) @ R1).reshape(len(r), -1)
 
 
 class Coulomb(NamedTuple):

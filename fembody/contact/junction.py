@@ -1329,7 +1329,7 @@ class JunctionContactBlock(ContactRows):
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
         F, f, slipping, ds, stored, params, N, live, two = self._friction_state(x, history)
         return self._after(x, history, F, f, slipping, ds, stored, params, N, two,
-                           history.work(F, x, live))
+                           history.work(F, x, live, self.X[0].size if self.surface else None))
 
     def _after(self, x: np.ndarray, history: History, F, f, slipping, ds, stored, params, N,
                two: SecondPoint, work: float) -> tuple[History, float, float]:
@@ -1397,7 +1397,7 @@ class JunctionContactBlock(ContactRows):
     def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """:meth:`advance` with the return mapping on every row (the reference of the tests)."""
         F, _, c, params, N, two = self._frictions(x, history, False)
-        work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
+        work = history.work(F, x, md=self.X[0].size if self.surface else None)
         return self._after(x, history, F, c.f, c.slipping, c.ds, c.stored, params, N, two,
                            work)
 

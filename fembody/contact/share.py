@@ -1418,7 +1418,7 @@ class CrossingShareBlock(ContactRows):
             anchor[stick] = sub._resolved(first[stick], history.x[stick])
         else:
             anchor[stick] = first[stick]
-        work = history.work(F, x, press)
+        work = history.work(F, x, press, self.X[0].size if self.surface else None)
         new = History(anchor_pack(anchor, second, open2), slipping | ~on, history.slip + ds,
                       x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
