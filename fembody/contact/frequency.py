@@ -195,19 +195,25 @@ def unresolved(system, rho_inf: float, h: float) -> list[tuple[str, float, float
     return found
 
 
+def named_few(found: list, describe, limit: int = 3) -> str:
+    """The first ``limit`` contacts of ``found`` (highest first), each as ``describe(item)``
+    says, joined by "; ", and how many more there are: the list a contact warning names."""
+    named = "; ".join(describe(item) for item in found[:limit])
+    return named + (f" (and {len(found) - limit} more)" if len(found) > limit else "")
+
+
 def warn_unresolved(system, rho_inf: float, h: float, stacklevel: int = 2) -> list:
     """Warn once (:class:`fembody.errors.ContactWarning`) naming the contacts
     :func:`unresolved` finds, with their ``omega h`` and the cures; returns them."""
     found = unresolved(system, rho_inf, h)
     if not found:
         return found
-    named = "; ".join(f"{lab} (omega = {w:.3g} rad/s, omega h = {wh:.3g})"
-                      for lab, w, wh, _ in found[:3])
-    more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+    named = named_few(found, lambda c: f"{c[0]} (omega = {c[1]:.3g} rad/s, omega h = "
+                                       f"{c[2]:.3g})")
     w = found[0][1]
     warnings.warn(
         f"simulate: the step h = {h:.3g} s does not resolve the penalty contact frequency of "
-        f"{named}{more}, and the integrator keeps such frequencies undamped (rho_inf = "
+        f"{named}, and the integrator keeps such frequencies undamped (rho_inf = "
         f"{found[0][3]:.2f}): the contact "
         f"chatters and the run can gain energy (a wrong trajectory, no error). Take "
         f"rho_inf <= {RHO} (generalized-alpha: damps the chatter of resting contacts), or dt "

@@ -459,7 +459,7 @@ class ContactWatch:
         if self._omega is None or not dt > 0.0:
             return []
         from ..errors import ContactWarning
-        from .frequency import contact_frequencies, node_masses
+        from .frequency import contact_frequencies, named_few, node_masses
         limit = OMEGA_DT_MAX / dt * (1.0 + 1e-9)
         found = []
         if any(j not in self._omega.node for j in range(len(self.blocks))):
@@ -474,14 +474,13 @@ class ContactWatch:
             return found
         found.sort(key=lambda x: -x[1])
         import warnings
-        named = "; ".join(f"{lab} (omega = {w:.3g} rad/s, omega dt = {w * dt:.3g})"
-                          for lab, w in found[:3])
-        more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+        named = named_few(found, lambda c: f"{c[0]} (omega = {c[1]:.3g} rad/s, omega dt = "
+                                           f"{c[1] * dt:.3g})")
         w = found[0][1]
         warnings.warn(
             f"{self.run}: the run locates a penalty contact's impact from steps of dt = "
             f"{dt:.3g} s, which it can do up to omega dt = {OMEGA_DT_MAX:g} (omega the "
-            f"contact's penalty frequency), not for {named}{more}: an impact there is "
+            f"contact's penalty frequency), not for {named}: an impact there is "
             "not resolved and can gain or lose energy (a wrong trajectory, no error; a "
             f"contact resting or closing slowly is not concerned). Give dt at most "
             f"{OMEGA_DT_MAX / w:.3g} s or a lower stiffness (omega = sqrt(stiffness / "
