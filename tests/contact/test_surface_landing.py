@@ -181,3 +181,35 @@ def test_the_step_start_is_read_from_the_history_alone(dim, rolling, moving):
     assert abs(np.linalg.norm(c.f) / abs(KT * u) - 1.0) < 1e-9
     f3 = blk.forces(x, None, False, h)[0]
     assert np.array_equal(f, f3)
+
+
+def _ball_drop(dt, frac):
+    """A free ball (1 kg, solid: I = 0.4 M R^2) moving at (0.2, 0, -1) m/s that touches the
+    plane ``frac`` steps of ``dt`` into the run, trapezoidal, switches not located
+    (``contact_onset=None``, so the landing falls where ``frac`` puts it), run 3.5 ms past
+    the touch (the bounce lasts pi / omega = 3.1 ms): the tangential impulse of the
+    contact, ``M (v_x - 0.2)`` [N s], and the rebound speed [m/s]."""
+    vx, vz = 0.2, 1.0
+    m = fb.Model(dim=3)
+    b = m.add_rigid_body((0.0, 0.0, R + frac * dt * vz), mass=1.0, inertia=(4e-5,) * 3)
+    m.add_surface_contact(b, fb.Plane((0, 0, 0), (0, 0, 1)), radius=R, stiffness=K,
+                          friction=MU, tangential_stiffness=KT, max_penetration=math.inf)
+    m.set_velocity(b, (vx, 0.0, -vz))
+    res = fb.simulate(m, (frac + math.ceil(3.5e-3 / dt)) * dt, dt, method="newmark",
+                      contact_onset=None)
+    sys = res.system
+    v = res.v[-1]
+    return v[sys.dof(b, "x")] - vx, v[sys.dof(b, "z")]
+
+
+def test_a_ball_landing_inside_one_step_gets_the_impulse_of_ten_smaller_steps():
+    """The ball touching in the middle of a step of 50 us against the same ball stepped at
+    5 us (ten steps over that step, touching at one's end): the same tangential impulse
+    after the bounce, to 1.2 % (asserted: 2 %; measured 11.6 / 1.2 / 0.23 % at 100 / 50 /
+    25 us against a tenth of the step: faster than the step's first order, omega h 0.1 to
+    0.025). 6cf712e counts the approach inside the landing step as slip, and the spring
+    keeps that offset while it sticks: -21 % at 50 us (fails there)."""
+    big, rb = _ball_drop(5e-5, 0.5)
+    small, rs = _ball_drop(5e-6, 5.0)
+    assert abs(rb - rs) < 1e-4 * rs                    # (the normal bounce: unchanged)
+    assert abs(big / small - 1.0) < 2e-2, (big, small)
