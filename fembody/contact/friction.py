@@ -47,7 +47,8 @@ the step, ``w_eff = w1 - lambda (w1 - w0)`` (``w0``, ``w1`` at the step's start 
 evaluated state, the same anchor), with its exact derivative (``lambda`` follows ``g1``). So
 the slip and the tangential force of the landing step count the tangential motion after
 touching alone (to first order in the step), not the approach's. Where a block applies it
-is stated in the block (planar beam pairs so far: :mod:`fembody.contact.beams`).
+is stated in the block (planar beam pairs, :mod:`fembody.contact.beams`; every block of
+:mod:`fembody.contact.surfaces`).
 
 **In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces and
 surfaces carried by a body, whose anchors are the body's material points) and beam

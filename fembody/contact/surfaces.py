@@ -100,7 +100,7 @@ from .beams import TANGENT_BAND, penetration_tolerance
 from .body_frame import (frame_jacobian, frame_moment_tangent, frame_points,
                          planar_rotation)
 from .cone import ConePoints, cone_points
-from .friction import History, coefficients, coulomb
+from .friction import History, coefficients, coulomb, landing
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .rows import ContactRows
 from .sections import carried, carried_moment_tangent, tie
@@ -556,6 +556,15 @@ class SurfaceContactBlock(ContactRows):
     the anchors are material points of the body, in its reference frame, and the slip is
     measured there (:meth:`_moving_coulomb`).
 
+    **Landing inside a step.** A point open at the step's start (gap ``g0 > 0`` at the
+    history's ``x``) that touches at the evaluated state is measured from where it touched,
+    ``w - lambda (w - w_0)``, ``lambda`` the gap's zero crossing on the step
+    (:func:`fembody.contact.friction.landing`, :meth:`_landed`; every block of this module,
+    rolling and moving ones too), the shift's derivative in the tangent; a landing point
+    keeps the shifted anchor (``w`` is linear in it; the rolling blocks re-tie from the
+    elastic slip). The step-start gaps are derived from the history (a checkpoint restores
+    them) and cached for the history last read.
+
     **The tangent band** (:attr:`band`, a fraction of the section radius, of ``BAND_SIZE``
     for a point mass; 0: none). A frictional point that is open with a gap in ``[0, band
     r)`` has in the iteration matrix the return mapping's tangent it would have pressed by
@@ -579,6 +588,7 @@ class SurfaceContactBlock(ContactRows):
     Dd = None       # no velocity-dependent force
     friction_slot = None    # set by the System for a frictional block
     band = TANGENT_BAND     # the friction's tangent band (the class docstring; 0: none)
+    _at_start = None        # (history's x, gaps, relative positions, anchors) (_start_gaps)
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  origin: np.ndarray, P: np.ndarray, R: np.ndarray, plane: np.ndarray,
@@ -784,11 +794,13 @@ class SurfaceContactBlock(ContactRows):
         if tangent:
             p = len(w)
             dw = np.broadcast_to(np.eye(d), (p, d, d))
+            w, dw, _ = self._landed(h, g, kon, w, dw, Gp)
             dn = H.reshape(-1, d, d)
             dN = -kon.ravel()[:, None] * Gp
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
             self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * Gp)
         else:
+            w = self._landed(h, g, kon, w)[0]
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c
 
@@ -800,6 +812,76 @@ class SurfaceContactBlock(ContactRows):
         if b.size:
             c.K[b] = coulomb(w[b], Gp[b], nb.ravel()[b], self.kt[b], self.mu_s[b],
                              self.mu_k[b], h.sliding[b], dw[b], dn[b], dNb[b]).K
+
+    # ------------------------------------------------------------ landing inside a step
+    def _landed(self, h: History, g: np.ndarray, kon: np.ndarray, w: np.ndarray,
+                dw: np.ndarray | None = None, dg: np.ndarray | None = None):
+        """The tied points' relative positions ``w (p, d)`` (and their derivatives ``dw (p,
+        d, k)`` given the gaps' ``dg (p, k)`` on the same coordinates) with the points that
+        land inside the step (open at its start, gap ``g0 > 0`` at the history's ``x``;
+        touching at the evaluated state: ``kon > 0``, gap ``g < 0``) measured from where
+        they touched (:func:`fembody.contact.friction.landing`), and ``(rows, shift)`` of
+        those (None if none lands): ``w - shift``, ``dw - d shift``. The arrays given are
+        not written."""
+        on = (kon > 0.0).ravel()
+        if not on.any():
+            return w, dw, None
+        g0 = self._start_gaps(h)
+        rows = np.flatnonzero(on & (g0 > 0.0))
+        if not rows.size:
+            return w, dw, None
+        w0 = self._start_relative(h)[rows]
+        g1 = g.ravel()[rows]
+        if dw is None:
+            shift = landing(g0[rows], g1, w0, w[rows])[0]
+        else:
+            shift, dshift = landing(g0[rows], g1, w0, w[rows], dg[rows], dw[rows])
+            dw = np.array(dw)                       # (a broadcast identity, or the caller's)
+            dw[rows] -= dshift
+        w = w.copy()
+        w[rows] -= shift
+        return w, dw, (rows, shift)
+
+    def _start_gaps(self, h: History) -> np.ndarray:
+        """The sample points' gaps ``(p,)`` [m] at the step's start (the history's ``x``;
+        ``-inf`` where a point has no normal there), kept for the history's ``x`` last asked
+        (each evaluation of a step reads them; a history's arrays are not written once
+        made): derived from the history alone, so a restored checkpoint gives the same."""
+        c = self._at_start
+        if c is None or c[0] is not h.x:
+            g, ok, _, _ = self.gaps(self._unflat(h.x))
+            c = self._at_start = (h.x, np.where(ok, g, -np.inf).ravel(), None, None)
+        return c[1]
+
+    def _start_relative(self, h: History) -> np.ndarray:
+        """The tied points' relative positions ``w0 (p, d)`` [m] at the step's start with
+        the history's anchors (kept as :meth:`_start_gaps`)."""
+        c = self._at_start
+        if c[2] is None or c[3] is not h.anchor:
+            c = self._at_start = (c[0], c[1], self._relative(self._unflat(h.x), h.anchor),
+                                  h.anchor)
+        return c[2]
+
+    def _relative(self, x, anchor: np.ndarray) -> np.ndarray:
+        """The tied points' relative positions ``w (p, d)`` [m] at the state ``x`` with the
+        anchors ``anchor``, as :meth:`_coulomb` measures them."""
+        d = self.dim
+        if self.body_X is None:
+            return self.points(x) - anchor[:, :d]
+        u = self._moving_measure(x, False).u
+        return (self.body_X[:, None] + u).reshape(-1, d) - anchor[:, :d]
+
+    def _unflat(self, flat: np.ndarray):
+        """The state :meth:`_flat` kept as ``flat`` in the form :meth:`gaps` reads (a
+        spatial moving surface: poses, the items' nodes unrotated: the block reads the
+        body's rotation alone)."""
+        if not self.spatial:
+            return flat
+        n, m = len(self), self.C.shape[1] + 1
+        xs = flat[:, :3 * m].reshape(n, m, 3)
+        Rs = np.tile(np.eye(3), (n, m, 1, 1))
+        Rs[:, -1] = flat[:, 3 * m:].reshape(n, 3, 3)
+        return xs, Rs
 
     def _friction_forces(self, x: np.ndarray, tangent: bool, history):
         if self.body_X is not None:
@@ -828,12 +910,24 @@ class SurfaceContactBlock(ContactRows):
         on = N > 0.0
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
         fresh = self._open_history(x)
-        anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
+        anchor = np.where(on[:, None], self._landed_anchor(x, history, g, kon)
+                          + c.ds[:, None] * e, fresh.anchor)
         n, (ns, m), d = len(self), self.C.shape, self.dim
         F = np.einsum("gm,ngi->nmi", self.C, c.f.reshape(n, ns, d)).reshape(n, m * d)
         work = 0.5 * float(np.sum((F + history.force) * (x - history.x)))
         new = History(anchor, c.slipping | ~on, history.slip + c.ds, x.copy(), F, c.stored)
         return new, work - float(c.stored.sum() - history.stored.sum()), float(c.stored.sum())
+
+    def _landed_anchor(self, x, h: History, g: np.ndarray, kon: np.ndarray) -> np.ndarray:
+        """The anchors ``(p, d)`` the return mapping measured from at ``x``: the history's,
+        those of points that landed in the step moved to where they touched (their ``w`` is
+        linear in the anchor: ``w - shift`` is ``w`` from ``anchor + shift``)."""
+        land = self._landed(h, g, kon, self._relative(x, h.anchor))[2]
+        if land is None:
+            return h.anchor
+        anchor = h.anchor.copy()
+        anchor[land[0]] += land[1]
+        return anchor
 
     # -------------------------------------------------------- friction on a moving surface
     def _flat(self, x) -> np.ndarray:
@@ -887,10 +981,12 @@ class SurfaceContactBlock(ContactRows):
             dw = mm.J.reshape(-1, d, k)
             dn = mm.S.reshape(-1, d, d) @ dw
             Gc = G.reshape(-1, k)
+            w, dw, _ = self._landed(h, g, kon, w, dw, Gc)
             c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
                         -kon.ravel()[:, None] * Gc)
             self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * Gc)
         else:
+            w = self._landed(h, g, kon, w)[0]
             c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c, mm
 
@@ -923,7 +1019,8 @@ class SurfaceContactBlock(ContactRows):
         on = -(kon * g).ravel() > 0.0
         e = c.u / np.where(c.un > 0.0, c.un, 1.0)[:, None]
         fresh = self._moving_open_history(x)
-        anchor = np.where(on[:, None], history.anchor + c.ds[:, None] * e, fresh.anchor)
+        anchor = np.where(on[:, None], self._landed_anchor(x, history, g, kon)
+                          + c.ds[:, None] * e, fresh.anchor)
         F = np.einsum("gai,ngi->na", self.E,
                       np.einsum("ngai,nga->ngi", mm.J, c.f.reshape(n, ns, d)))
         work = 0.5 * float(np.sum((F + history.force) * self._increment(x, history.x)))
@@ -1149,6 +1246,21 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         th = rot_log(np.swapaxes(R0, -1, -2) @ x[1])
         return np.concatenate([x[0] - x0, th], axis=2).reshape(n, -1)
 
+    def _unflat(self, flat: np.ndarray):
+        """The state :meth:`_flat` kept as ``flat`` in the form the block reads (spatial:
+        poses)."""
+        if not self.spatial:
+            return flat
+        n, m = len(self), flat.shape[1] // 12
+        return flat[:, :3 * m].reshape(n, m, 3), flat[:, 3 * m:].reshape(n, m, 3, 3)
+
+    def _relative(self, x, anchor: np.ndarray) -> np.ndarray:
+        """The carried points' positions relative to their anchors ``(p, d)`` [m] at ``x``,
+        as :meth:`_slip` measures them."""
+        d = self.dim
+        v = self._carry(self._sections(x), anchor[:, d:])[0]
+        return self.points(x) + v - anchor[:, :d]
+
     def _open_history(self, x) -> History:
         """The history of points all open at ``x``: each anchored at its projection on its
         surface and tied to its section's material point facing the surface (without a
@@ -1182,10 +1294,13 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         if tangent:
             dn = H.reshape(-1, d, d) @ Ct
             GC = (Gp[:, None, :] @ Ct)[:, 0]
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+            # a landing point's measure (dwl) differs from where its force acts (dw)
+            w, dwl, _ = self._landed(h, g, kon, w, dw, GC)
+            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dwl, dn,
                         -kon.ravel()[:, None] * GC)
-            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * GC)
+            self._band_tangent(c, kb, nb, w, Gp, h, dwl, dn, -kb.ravel()[:, None] * GC)
         else:
+            w = self._landed(h, g, kon, w)[0]
             c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c, (sec, a, v, dw)
 
@@ -1324,6 +1439,14 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
         return History(np.concatenate([anchor, a], axis=1), np.ones(p, dtype=bool),
                        np.zeros(p), self._flat(x), np.zeros(self.dofs.shape), np.zeros(p))
 
+    def _relative(self, x, anchor: np.ndarray) -> np.ndarray:
+        """As :meth:`RollingSurfaceBlock._relative`, in the body's frame."""
+        n, ns, d = len(self), self.C.shape[0], self.dim
+        v = self._carry(self._sections(x), anchor[:, d:])[0]
+        p, xb, Q = self._body_pose(x)
+        uc = frame_points(p + v.reshape(n, ns, d), xb, Q)
+        return (self.body_X[:, None] + uc).reshape(-1, d) - anchor[:, :d]
+
     def _slip(self, x, history: "History | None", tangent: bool):
         """:meth:`RollingSurfaceBlock._slip` in the body's frame (the class docstring);
         returns the normal part, the return mapping and ``(sec, a, v, dw, mm, Jc, uc,
@@ -1350,10 +1473,12 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
             E = np.tile(self._frame_map(), (n, 1, 1))
             dn = mm.S.reshape(-1, d, d) @ mm.J.reshape(-1, d, k) @ np.swapaxes(E, 1, 2)
             GE = np.einsum("pk,pak->pa", G.reshape(-1, k), E)
-            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+            w, dwl, _ = self._landed(h, g, kon, w, dw, GE)        # (as the fixed surface's)
+            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dwl, dn,
                         -kon.ravel()[:, None] * GE)
-            self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * GE)
+            self._band_tangent(c, kb, nb, w, gam, h, dwl, dn, -kb.ravel()[:, None] * GE)
         else:
+            w = self._landed(h, g, kon, w)[0]
             c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
         return g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp)
 
