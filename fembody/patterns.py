@@ -37,11 +37,12 @@ class Pattern:
         self.indptr = np.searchsorted(major, np.arange(n_major + 1)).astype(np.int32)
         self.nnz = len(self.keys)
 
-    def positions(self, keys: np.ndarray) -> np.ndarray:
-        """Where the entries of ``keys`` (all in the pattern) sit in the data array (int64)."""
+    def positions(self, keys: np.ndarray, dtype=np.int64) -> np.ndarray:
+        """Where the entries of ``keys`` (all in the pattern) sit in the data array, as
+        ``dtype`` (int64, or int32 below 2^31 entries)."""
         if self._rank is not None:
-            return self._rank[keys].astype(np.int64)
-        return np.searchsorted(self.keys, keys)
+            return self._rank[keys].astype(dtype, copy=False)
+        return np.searchsorted(self.keys, keys).astype(dtype, copy=False)
 
 
 def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int

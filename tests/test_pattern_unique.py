@@ -52,3 +52,5 @@ def test_pattern_dense_and_sorted_paths_agree_with_numpy():
         for k in keys:
             got = p.positions(k)
             assert got.dtype == np.int64 and np.array_equal(got, np.searchsorted(ref, k))
+            got = p.positions(k, np.int32)
+            assert got.dtype == np.int32 and np.array_equal(got, np.searchsorted(ref, k))
