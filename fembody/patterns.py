@@ -14,15 +14,35 @@ class Pattern:
     the minor index, and :meth:`positions` of any keys in the data array."""
 
     def __init__(self, n_major: int, n_minor: int, keys: list[np.ndarray]) -> None:
-        self.keys = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+        size = n_major * n_minor
+        # the rank of every key of the n_major x n_minor table, where that table (5 bytes an
+        # entry) is no larger than twice the keys (8 bytes each, and as much again for their
+        # sort): many blocks over few DOFs, as a contact bundle's candidate pairs that name
+        # each entry of the pattern many times; it marks the keys and counts them instead of
+        # sorting them all and searching each block's keys in the result (the same keys and
+        # positions)
+        self._rank = None
+        if keys and 0 < size <= 2 * sum(len(k) for k in keys) and size < 2**31:
+            mark = np.zeros(size, dtype=bool)
+            for k in keys:
+                mark[k] = True
+            self.keys = np.flatnonzero(mark).astype(np.int64, copy=False)
+            # each key's position at its place in the table (the others never read)
+            self._rank = np.zeros(size, dtype=np.int32)
+            self._rank[self.keys] = np.arange(len(self.keys), dtype=np.int32)
+        else:
+            self.keys = sorted_unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
         major = self.keys // max(n_minor, 1)
         self.indices = (self.keys - major * n_minor).astype(np.int32)
         self.indptr = np.searchsorted(major, np.arange(n_major + 1)).astype(np.int32)
         self.nnz = len(self.keys)
 
-    def positions(self, keys: np.ndarray) -> np.ndarray:
-        """Where the entries of ``keys`` (all in the pattern) sit in the data array."""
-        return np.searchsorted(self.keys, keys)
+    def positions(self, keys: np.ndarray, dtype=np.int64) -> np.ndarray:
+        """Where the entries of ``keys`` (all in the pattern) sit in the data array, as
+        ``dtype`` (int64, or int32 below 2^31 entries)."""
+        if self._rank is not None:
+            return self._rank[keys].astype(dtype, copy=False)
+        return np.searchsorted(self.keys, keys).astype(dtype, copy=False)
 
 
 def symmetric_pattern(indptr: np.ndarray, indices: np.ndarray, n: int

@@ -26,3 +26,31 @@ def test_pattern_positions_round_trip():
     allk = np.concatenate(keys)
     assert np.array_equal(p.keys[p.positions(allk)], allk)
     assert p.indptr[-1] == p.nnz == len(np.unique(allk))
+
+
+def test_pattern_dense_and_sorted_paths_agree_with_numpy():
+    """Guard: the table-marking path (keys many against the n_major x n_minor table) and the
+    sorting path (keys few) give np.unique's keys, the CSC indptr/indices of those keys and
+    np.searchsorted's positions, for keys repeated many times, once, and over an empty or
+    partial table (rows and columns without any entry)."""
+    rng = np.random.default_rng(3)
+    for n_major, n_minor, counts in ((7, 9, (400, 1, 250)),      # many repeats: table path
+                                     (60, 80, (30, 5)),          # few keys: sorting path
+                                     (5, 6, (0, 200)),           # an empty block among them
+                                     (1, 1, (3,))):
+        hi = n_major * n_minor
+        keys = [rng.integers(0, max(hi // 2, 1), c).astype(np.int64) * 2 % hi
+                for c in counts]
+        p = Pattern(n_major, n_minor, keys)
+        allk = np.concatenate(keys)
+        ref = np.unique(allk)
+        assert p.keys.dtype == np.int64 and np.array_equal(p.keys, ref)
+        assert p.nnz == len(ref)
+        assert np.array_equal(p.indices, (ref % n_minor).astype(np.int32))
+        assert np.array_equal(p.indptr, np.searchsorted(ref // n_minor,
+                                                        np.arange(n_major + 1)))
+        for k in keys:
+            got = p.positions(k)
+            assert got.dtype == np.int64 and np.array_equal(got, np.searchsorted(ref, k))
+            got = p.positions(k, np.int32)
+            assert got.dtype == np.int32 and np.array_equal(got, np.searchsorted(ref, k))

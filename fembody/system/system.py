@@ -309,10 +309,16 @@ class System:
         self.scatter = {}
         small = self.nnz < 2**31 - 2    # int32 maps: half the bytes of a tangent pass
         for b, sel, key in local:
-            mpos = pat.positions(key)
-            pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1,
-                          dtype=np.int32 if small else np.int64)
-            pos[sel] = mpos
+            if len(sel) == key.size == b.dofs.size * b.dofs.shape[1]:
+                # every entry free (sel is all of them): pos read off the pattern as is, the
+                # int64 map made from it (a bundle's candidate pairs: no -1 fill, no scatter)
+                pos = pat.positions(key, np.int32 if small else np.int64)
+                mpos = pos.astype(np.int64)
+            else:
+                mpos = pat.positions(key)
+                pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1,
+                              dtype=np.int32 if small else np.int64)
+                pos[sel] = mpos
             self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
 
     def _build_constants(self, model: Model) -> None:
