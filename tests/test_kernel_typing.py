@@ -168,8 +168,9 @@ def _beam_contact_pairs():
     """The compiled beam contact's two kernels (crossing_forces of spatial pairs in line,
     switched and point contact; node_forces of planar pairs) with and without friction, in
     stick and slip, with and without the tangent: the calls tests/contact/test_compiled.py
-    makes; the junction and wedge rows' screens (chord_cosines, wedge_candidates); and the
-    live rows' scatter into the CSC data (scatter_rows)."""
+    makes; the junction and wedge rows' screens (chord_cosines, wedge_candidates); the live
+    rows' scatter into the CSC data (scatter_rows); and the spatial pairs' after-step ties of
+    their surface points (surface_ties)."""
     from tests.contact import test_compiled as tc
     for angle in (2.0, 7.0, 40.0):
         tc.test_frictionless_pairs_equal_the_numpy_path(angle)
@@ -185,6 +186,8 @@ def _beam_contact_pairs():
     ta.test_wedge_screen_keeps_every_row_the_array_test_keeps()
     from tests.contact import test_contact_scatter as ts     # the live rows' scatter
     ts.test_the_systems_contact_assembly_equals_the_reference(0.0)
+    from tests.contact import test_surface_slip as tss       # the after-step surface ties
+    tss.test_the_compiled_ties_are_the_array_forms_bit_for_bit()
 
 
 def _planar_overlap():
