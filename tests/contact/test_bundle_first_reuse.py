@@ -67,8 +67,8 @@ def test_a_step_that_fails_on_the_held_factor_is_retried_on_a_fresh_tangent():
 
 
 def test_a_contact_model_follows_a_tenth_contraction_on_the_held_factorisation(monkeypatch):
-    """The contact models' ``close`` (fembody.dynamics.newton, "Contact models close at a
-    tenth"): in a contact model a fresh tangent's increments contract by about a tenth, not
+    """The frictionless contact models' ``close`` (fembody.dynamics.newton, "Frictionless
+    contact models close at a tenth"): in such a model a fresh tangent's increments contract by about a tenth, not
     quadratically, so an increment that contracted by 0.1 or less is followed by one on its
     factorisation (0.01 in smooth models). 10 steps of the 3-beam bundle: fewer
     factorisations than the same run closing at 0.01 (measured 14 against 18; the held
