@@ -62,6 +62,13 @@ from .newton import newton
 # an increment at most this fraction of the previous one is in Newton's quadratic range: the
 # next (expected at round-off) reuses the held factorisation in contact models
 CLOSE_RATE = 0.01
+# the same in models with frictionless penalty contacts (fembody.dynamics.newton, "Contact
+# models close at a tenth"): there a fresh tangent's increments contract by about a tenth,
+# not quadratically (contact points cross their kinks), and an increment on the held matrix
+# contracts about as much for the price of an evaluation and a solve. Not with friction: a
+# held matrix misses the points' stick-slip switches, and the capstan laid on its pulley
+# then took three times the increments in its first step
+CONTACT_CLOSE_RATE = 0.1
 # the share of the residual tolerance (tol times the force scale) a Newton increment's linear
 # solve may leave as its residual (fembody.dynamics.newton, "Inexact solves"): the
 # near-symmetric path's refinement stops there rather than at its own finer accuracy
@@ -231,10 +238,11 @@ class GeneralizedAlpha(Integrator):
         # increment, a correction at the round-off of the motion, cost a fresh tangent and
         # its factorisation
         why = compiled_step.why_not(system)
-        self._close = CLOSE_RATE if why else 0.0
         # (the contraction test's upper estimate for penalty kinks, newton.py "Contact's
         # kinks", in contact models only: a smooth model keeps the measured ratio)
         self._kinks = compiled_step.has_contacts(system)
+        frictionless = self._kinks and not getattr(system, "friction_blocks", None)
+        self._close = (CONTACT_CLOSE_RATE if frictionless else CLOSE_RATE) if why else 0.0
         # and, with penalty contacts (beams or surfaces: stiff blocks whose factorisation is
         # what a step pays most for), starts each step on the factorisation held from the
         # step before (newton.py, "First increment"). Not for impulse-only contacts: their

@@ -162,6 +162,28 @@ No ratio exists yet, so neither contraction test can pass after it, and the next
 gets a fresh tangent (``prev`` is None): the first increment is modified Newton's, all
 later ones are as above, and every test that closes the step is unchanged.
 
+*Frictionless contact models close at a tenth, and what was not taken.* On benchmarks/beam_bundle.py's
+frictionless bundle the held factorisation's first increment is the fresh tangent's to a
+few digits, and so is the residual it leaves: the second increment's size comes from the
+contact points the first carries across their kink, which no matrix at the predictor knows
+of. For the same reason a fresh tangent's increments there contract by about a tenth each,
+not quadratically (most of all in the first step from rest, every contact at zero gap),
+so the integrators pass ``close`` 0.1 in models with frictionless penalty contacts
+(:data:`fembody.dynamics.newmark.CONTACT_CLOSE_RATE`) and 0.01 elsewhere: an increment
+that contracted by a tenth is followed by one on its factorisation, which costs an
+evaluation and a solve instead of a tangent and a factorisation, contracts about as well,
+and is kept only while it contracts by ``rate`` (the tests that close the step are the
+same). Frictional models keep 0.01: a held matrix misses the stick-slip switches of the
+return mapping, and where points switch in every increment (the capstan laid on its pulley
+at gap 0, tests/contact/test_surface_band.py) its increments contract slowly, many
+evaluations where a fresh tangent took few; on the friction bundle the rule saved nothing
+over 15 steps. Not taken: a fresh tangent for the first increment (a factorisation more per step,
+nothing saved) and modified Newton (the held matrix kept after the set has moved contracts
+by about a tenth per increment, several evaluations where one fresh tangent closes the
+step). Measured by benchmarks/bundle_first.py (key ``nfree_33`` of
+benchmarks/results/beam_bundle.json), which also splits the bundle's cost into the first
+step from rest and the steps after it.
+
 **Trace** (issue 33: why a contact step takes the increments it takes). With the logger
 ``fembody.newton`` at DEBUG level the loop reports each evaluation, each increment and
 what ended the call, one record each, whose ``newton`` attribute is a dict: ``{"event":

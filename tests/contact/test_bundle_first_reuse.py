@@ -64,3 +64,29 @@ def test_a_step_that_fails_on_the_held_factor_is_retried_on_a_fresh_tangent():
     motion = np.abs(ref.q - q_before).max()
     assert motion > 1e-6
     assert np.abs(run.q - ref.q).max() <= 1e-8 * motion
+
+
+def test_a_contact_model_follows_a_tenth_contraction_on_the_held_factorisation(monkeypatch):
+    """The frictionless contact models' ``close`` (fembody.dynamics.newton, "Frictionless
+    contact models close at a tenth"): in such a model a fresh tangent's increments contract by about a tenth, not
+    quadratically, so an increment that contracted by 0.1 or less is followed by one on its
+    factorisation (0.01 in smooth models). 10 steps of the 3-beam bundle: fewer
+    factorisations than the same run closing at 0.01 (measured 14 against 18; the held
+    increments cost an evaluation each, at most one per step more), every state within the
+    Newton tolerance of the tight run (1e-8 of the largest step's motion, as above)."""
+    from fembody.dynamics import newmark
+    sys_ = bundle(3, 10).compile()
+    steps = 10
+    run = fb.simulate(sys_, t_end=steps * 1e-3, dt=1e-3)
+    tight = fb.simulate(sys_, t_end=steps * 1e-3, dt=1e-3, xtol=1e-10)
+    monkeypatch.setattr(newmark, "CLOSE_RATE", 0.01)
+    monkeypatch.setattr(newmark, "CONTACT_CLOSE_RATE", 0.01, raising=False)
+    hundredth = fb.simulate(sys_, t_end=steps * 1e-3, dt=1e-3)
+    st, sh = run.stats, hundredth.stats
+    assert st["n_rejected"] == sh["n_rejected"] == 0
+    assert st["n_factor"] < sh["n_factor"]
+    assert st["n_residual"] <= sh["n_residual"] + steps
+    q, qt = np.array(run.q), np.array(tight.q)
+    motion = np.abs(np.diff(qt, axis=0)).max()
+    assert motion > 1e-5
+    assert np.abs(q - qt).max() <= 1e-8 * motion

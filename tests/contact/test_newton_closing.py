@@ -17,7 +17,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::fembody.ContactWarning")
 
 
 def test_closing_increments_save_factorisations_and_keep_the_states(monkeypatch):
-    """Against plain full Newton (``CLOSE_RATE = 0``) on the same run: fewer factorisations
+    """Against plain full Newton (``CONTACT_CLOSE_RATE = 0``) on the same run: fewer factorisations
     than increments and than full Newton's, no step rejected, and every saved state within
     the Newton tolerance of full Newton's: each run's step ends within ``xtol |motion|``
     (1e-8 of the step's predicted displacement, at most h |q'| + h^2 |q''| ~ 1e-4 m here)
@@ -27,6 +27,7 @@ def test_closing_increments_save_factorisations_and_keep_the_states(monkeypatch)
     opts = dict(t_end=0.015, dt=1e-3)
     closing = fb.simulate(bundle(3, 12), **opts)
     monkeypatch.setattr(newmark, "CLOSE_RATE", 0.0)
+    monkeypatch.setattr(newmark, "CONTACT_CLOSE_RATE", 0.0)     # (a contact model's)
     full = fb.simulate(bundle(3, 12), **opts)
     sc, sf = closing.stats, full.stats
     assert sc["n_rejected"] == sf["n_rejected"] == 0
