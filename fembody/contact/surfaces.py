@@ -792,17 +792,28 @@ class SurfaceContactBlock(ContactRows):
         N = -(kon * g).ravel()
         w = self.points(x) - h.anchor
         if tangent:
-            p = len(w)
-            dw = np.broadcast_to(np.eye(d), (p, d, d))
-            w, dw, _ = self._landed(h, g, kon, w, dw, Gp)
-            dn = H.reshape(-1, d, d)
-            dN = -kon.ravel()[:, None] * Gp
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
-            self._band_tangent(c, kb, nb, w, Gp, h, dw, dn, -kb.ravel()[:, None] * Gp)
+            dw = np.broadcast_to(np.eye(d), (len(w), d, d))
+            c = self._mapped(h, g, kon, kb, nb, w, Gp, N, dw, H.reshape(-1, d, d), Gp)
         else:
-            w = self._landed(h, g, kon, w)[0]
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+            c = self._mapped(h, g, kon, kb, nb, w, Gp, N)
         return g, kon, G, H, c
+
+    def _mapped(self, h: History, g, kon, kb, nb, w, normal, N, dw=None, dn=None, dg=None):
+        """The return mapping (:func:`fembody.contact.friction.coulomb`) of the sample points
+        with the tied points' relative positions ``w (p, d)``, the unit normals ``normal``
+        and the normal forces ``N`` [N], landing points measured from where they touched
+        (:meth:`_landed`); with the derivatives ``dw (p, d, k)``, ``dn (p, d, k)`` and the
+        gaps' ``dg (p, k)`` (the normal force's is ``-k dg``) also its tangent, the points in
+        the tangent band's included (:meth:`_band_tangent`). The arrays given are not
+        written (``dw`` stays where the caller's force acts)."""
+        if dw is None:
+            w = self._landed(h, g, kon, w)[0]
+            return coulomb(w, normal, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+        w, dw, _ = self._landed(h, g, kon, w, dw, dg)
+        c = coulomb(w, normal, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
+                    -kon.ravel()[:, None] * dg)
+        self._band_tangent(c, kb, nb, w, normal, h, dw, dn, -kb.ravel()[:, None] * dg)
+        return c
 
     def _band_tangent(self, c, kb, nb, w, Gp, h, dw, dn, dNb) -> None:
         """Put into ``c.K`` the return mapping's tangent of the points in the tangent band
@@ -980,14 +991,9 @@ class SurfaceContactBlock(ContactRows):
             k = mm.J.shape[-1]
             dw = mm.J.reshape(-1, d, k)
             dn = mm.S.reshape(-1, d, d) @ dw
-            Gc = G.reshape(-1, k)
-            w, dw, _ = self._landed(h, g, kon, w, dw, Gc)
-            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn,
-                        -kon.ravel()[:, None] * Gc)
-            self._band_tangent(c, kb, nb, w, gam, h, dw, dn, -kb.ravel()[:, None] * Gc)
+            c = self._mapped(h, g, kon, kb, nb, w, gam, N, dw, dn, G.reshape(-1, k))
         else:
-            w = self._landed(h, g, kon, w)[0]
-            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+            c = self._mapped(h, g, kon, kb, nb, w, gam, N)
         return g, kon, G, H, c, mm
 
     def _moving_friction_forces(self, x, tangent: bool, history):
@@ -1294,14 +1300,10 @@ class RollingSurfaceBlock(SurfaceContactBlock):
         if tangent:
             dn = H.reshape(-1, d, d) @ Ct
             GC = (Gp[:, None, :] @ Ct)[:, 0]
-            # a landing point's measure (dwl) differs from where its force acts (dw)
-            w, dwl, _ = self._landed(h, g, kon, w, dw, GC)
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding, dwl, dn,
-                        -kon.ravel()[:, None] * GC)
-            self._band_tangent(c, kb, nb, w, Gp, h, dwl, dn, -kb.ravel()[:, None] * GC)
+            # (a landing point's measure differs from where its force acts: dw is kept)
+            c = self._mapped(h, g, kon, kb, nb, w, Gp, N, dw, dn, GC)
         else:
-            w = self._landed(h, g, kon, w)[0]
-            c = coulomb(w, Gp, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+            c = self._mapped(h, g, kon, kb, nb, w, Gp, N)
         return g, kon, G, H, c, (sec, a, v, dw)
 
     def _coulomb(self, x, history, tangent: bool):
@@ -1473,13 +1475,9 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
             E = np.tile(self._frame_map(), (n, 1, 1))
             dn = mm.S.reshape(-1, d, d) @ mm.J.reshape(-1, d, k) @ np.swapaxes(E, 1, 2)
             GE = np.einsum("pk,pak->pa", G.reshape(-1, k), E)
-            w, dwl, _ = self._landed(h, g, kon, w, dw, GE)        # (as the fixed surface's)
-            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding, dwl, dn,
-                        -kon.ravel()[:, None] * GE)
-            self._band_tangent(c, kb, nb, w, gam, h, dwl, dn, -kb.ravel()[:, None] * GE)
+            c = self._mapped(h, g, kon, kb, nb, w, gam, N, dw, dn, GE)   # (as the fixed one's)
         else:
-            w = self._landed(h, g, kon, w)[0]
-            c = coulomb(w, gam, N, self.kt, self.mu_s, self.mu_k, h.sliding)
+            c = self._mapped(h, g, kon, kb, nb, w, gam, N)
         return g, kon, G, H, c, (sec, a, v, dw, mm, Jc, uc, Dp)
 
     def _friction_forces(self, x, tangent: bool, history):
