@@ -310,7 +310,15 @@ class BeamContactBlock(ContactRows):
     (:func:`fembody.contact.friction.landing`; :meth:`_landing`): the compiled pass reads
     the shifted offsets and its stiffness is completed with the shift's derivative
     (:meth:`_landing_tangent`); a landing point that sticks keeps the shifted anchor.
-    Spatial pairs still tie an open point at the step's start. A spatial pair blends the two parts' friction
+    Spatial pairs the same way (:meth:`_landing_spatial`, tests/contact/test_spatial_landing
+    .py): the crossing point and each line point by its own gap (A's Gauss points, whose
+    gaps at the step's start are kept per history), ``w`` the surface points' where the
+    block measures there; the pass runs again with the shifted offsets and its stiffness is
+    completed with ``B^T dT/dw (-d shift)`` (``B = dw/dX``: anchor coefficients on the
+    translations, ``dv/dTheta`` on the rotations), the point weighted by ``1 - lam`` and the
+    line points by ``lam`` (:meth:`_landing_tangent_spatial`). The line points of a pair
+    clipped at B's free end still tie at the step's start (the pass's clipped quadrature
+    points are not the Gauss points whose gaps are measured). A spatial pair blends the two parts' friction
     forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
     gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
     elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
@@ -574,10 +582,26 @@ class BeamContactBlock(ContactRows):
             if tangent:
                 self._landing_tangent(x, h, side, out[1], land)
             return out
-        return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                       self.free, self.ramp, self.frictional, anchor, sliding,
-                                       mu_s,
-                                       mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                      self.free, self.ramp, self.frictional, anchor, sliding,
+                                      mu_s,
+                                      mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        if not self.frictional:
+            return out
+        # landing points (**Landing**) among the pairs that touch, as the planar pass's
+        on = np.asarray(out[2], dtype=np.int64)
+        land = (self._landing_spatial(x, h, tangent, on, out[1].shape[-1] if tangent else 0)
+                if on.size else None)
+        if land is None:
+            return out
+        anchor = np.array(anchor, dtype=float, order="C")
+        anchor[land[4], 2:2 + self.dim] += land[1]
+        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                      self.free, self.ramp, True, anchor, sliding, mu_s,
+                                      mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        if tangent:
+            self._landing_tangent_spatial(x, h, out[1], on, land)
+        return out
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -638,22 +662,7 @@ class BeamContactBlock(ContactRows):
             kn = k
             A = 1                               # A's nodes: the first one
         else:
-            z, okp = closest_crossing(pos)
-            rho_p, G_p, H_p = distance("crossing", pos, z, tangent)
-            xg = np.repeat(pos, NG, axis=0)
-            xi = np.tile(LINE_XI, n)
-            C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
-            pt = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
-            d2 = xg[:, 3] - xg[:, 2]
-            t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
-            rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
-            okl = in_zone(t)
-            pos = np.concatenate([pos, xg])
-            params = np.concatenate([z, np.column_stack([xi, t])])
-            ok = np.concatenate([okp, okl])
-            rho = np.concatenate([rho_p, rho_l])
-            G = np.concatenate([G_p, G_l])
-            H = None if not tangent else np.concatenate([H_p, H_l])
+            pos, params, ok, rho, G, H = _crossing_points(pos, tangent)
             kn = np.concatenate([k, np.tile(LINE_W, n) * np.repeat(k, NG)])
             A = 2                               # A's nodes: a0, a1
         rad = radius if self.kind == "node" else np.concatenate(
@@ -910,8 +919,9 @@ class BeamContactBlock(ContactRows):
                 dw[:, :, m * d:m * d + na], dw[:, :, m * d + na:] = GA, -GB
                 dn = np.concatenate([dn, np.zeros((p, d, k - m * d))], axis=2)
                 dN = np.concatenate([dN, np.zeros((p, k - m * d))], axis=1)
-        land = (self._landing(x, h, side, tangent, np.arange(len(self)) if rows is None
-                              else np.asarray(rows)) if self.kind == "node" else None)
+        sel_rows = np.arange(len(self)) if rows is None else np.asarray(rows)
+        land = (self._landing(x, h, side, tangent, sel_rows) if self.kind == "node" else
+                self._landing_spatial(x, h, tangent, sel_rows, k))
         dwc = dw
         if land is not None:                    # (**Landing**, as the compiled pass's)
             # the force is measured from the touching state; it acts on the tied points
@@ -1046,6 +1056,107 @@ class BeamContactBlock(ContactRows):
         ca = self._anchor_coefficients(h.anchor[rows, :2])
         K[rows] += (ca[:, :, None, None] * c.K[:, None]).reshape(len(rows), md, md)
 
+    # ---------------------------------------- landing inside a step (spatial pairs, issue 33)
+    def _tied_relative_spatial(self, x: np.ndarray, anchor: np.ndarray, pairs: np.ndarray,
+                               cols: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Spatial contact points with their anchors ``anchor (p, .)`` and pairs ``pairs
+        (p,)``: the tied points' relative position ``w (p, d)`` [m] at the gathered
+        coordinates ``x`` (at the surfaces, ``x_A + M_A a_A - x_B - M_B a_B - o``, where the
+        block measures there) and (``cols`` > 0) ``dw/dX (p, d, cols)``: the anchor
+        coefficients on the translations, ``dv_A/dTheta``, ``-dv_B/dTheta`` on the rotations
+        (``cols`` beyond the translations: a block at the surfaces)."""
+        n, m, d = self.X.shape
+        md = m * d
+        pos = self.positions(x)[pairs]
+        ca = self._anchor_coefficients(anchor[:, :2])
+        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:2 + d]
+        if self.surface:
+            vA, GA, vB, GB = self._carried(self._rotations(x), anchor, pairs)
+            w = w + vA - vB
+        if not cols:
+            return w, None
+        p = len(pairs)
+        dw = np.zeros((p, d, cols))
+        dw[:, :, :md] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, md)
+        if cols > md:
+            na = GA.shape[2]
+            dw[:, :, md:md + na], dw[:, :, md + na:] = GA, -GB
+        return w, dw
+
+    def _start_point_gaps(self, h: History) -> np.ndarray:
+        """The spatial contact points' gaps ``(p,)`` [m] at the step's start (the history's
+        ``x``; A's own Gauss points, :func:`_crossing_points`), kept for the history last
+        asked (every evaluation of a step reads them)."""
+        c = self._gaps_at_start
+        if c is not None and c[0] is h.x:
+            return c[2]
+        _, _, _, rho, _, _ = _crossing_points(self.positions(h.x), False)
+        g0 = rho - np.concatenate([self.radius, np.repeat(self.radius, NG)])
+        self._gaps_at_start = (h.x, None, g0)
+        return g0
+
+    def _landing_spatial(self, x: np.ndarray, h: History, tangent: bool, pairs: np.ndarray,
+                         cols: int = 0):
+        """Spatial :meth:`_landing`: the contact points of the pairs ``pairs`` (a pair's
+        point, then its NG line points, as :meth:`_point_rows`) open at the step's start and
+        pressed at ``x``, tied where they touched. Their positions among those points
+        ``(q,)``, shifts ``(q, d)`` [m], (``tangent``) the shifts' derivatives ``(q, d,
+        cols)``, the shifted relative positions ``(q, d)``, their history rows ``(q,)``, and
+        for :meth:`_landing_tangent_spatial` their pairs' places in ``pairs``, normal forces
+        [N], normals and ``dw/dX``; None when no point lands. The line points of pairs
+        clipped at B's free ends are left tied at the step's start (the compiled pass's
+        clipped quadrature points are not A's Gauss points, whose gaps are measured here)."""
+        nr = len(pairs)
+        pr = self._point_rows(pairs)
+        local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
+        clipped = np.concatenate([np.zeros(nr, dtype=bool),
+                                  np.repeat(self.free[pairs].any(axis=1), NG)])
+        cand = np.flatnonzero((self._start_point_gaps(h)[pr] > 0.0) & ~clipped)
+        if not cand.size:
+            return None
+        cp, inv = np.unique(local[cand], return_inverse=True)
+        nc = len(cp)
+        line = cand >= nr
+        # each candidate's place among _crossing_points' points of the pairs cp
+        place = np.where(line, nc + inv * NG + (cand - nr) % NG, inv)
+        _, _, ok, rho, G, _ = _crossing_points(self.positions(x)[pairs[cp]], False)
+        ok, rho, G = ok[place], rho[place], G[place]
+        g1 = rho - self.radius[pairs[local[cand]]]
+        hit = ok & (rho != 0.0) & (g1 < 0.0)
+        if not hit.any():
+            return None
+        i, at, pl = cand[hit], pr[cand[hit]], local[cand[hit]]
+        g1 = g1[hit]
+        w0 = self._tied_relative_spatial(h.x, h.anchor[at], pairs[pl], 0)[0]
+        w1, dw1 = self._tied_relative_spatial(x, h.anchor[at], pairs[pl],
+                                              cols if tangent else 0)
+        dg1 = None
+        if tangent:
+            md = self.X[0].size
+            dg1 = np.zeros((len(at), cols))
+            dg1[:, :md] = G[hit]
+        shift, dshift = landing(self._start_point_gaps(h)[at], g1, w0, w1, dg1, dw1)
+        d = self.dim
+        kn = np.where(i < nr, 1.0, LINE_W[(i - nr) % NG]) * self.k[pairs[pl]]
+        nrm = G[hit][:, :d] + G[hit][:, d:2 * d]
+        return i, shift, dshift, w1 - shift, at, pl, -kn * g1, nrm, dw1
+
+    def _landing_tangent_spatial(self, x: np.ndarray, h: History, K: np.ndarray,
+                                 pairs: np.ndarray, land) -> None:
+        """Add to the compiled pass's stiffness ``K (t, k, k)`` of the touching pairs
+        ``pairs (t,)`` (in place) the derivative of the landing points' friction through
+        their shifts (the pass holds the offsets fixed): ``B^T dT/dw (-d shift/dX)``, ``B``
+        the tied points' ``dw/dX`` (the force's application: anchor coefficients on the
+        translations, the sections' ``dv/dTheta`` on the rotations), a pair's point weighted
+        by ``1 - lam`` and its line points by ``lam``, the line switch's weight
+        (:func:`fembody.contact.line.weight`)."""
+        i, _, dshift, w, at, pl, N, nrm, dw = land
+        c = coulomb(w, nrm, N, self.kt[at], self.mu_s[at], self.mu_k[at], h.sliding[at],
+                    -dshift)
+        lam = weight(self.positions(x)[pairs], self.free[pairs], self.ramp[pairs], False)[0]
+        share = np.where(i < len(pairs), 1.0 - lam[pl], lam[pl])
+        np.add.at(K, pl, share[:, None, None] * (np.swapaxes(dw, 1, 2) @ c.K))
+
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
         closest points, no offset (a spatial pair's from the compiled pass: where B's free
@@ -1089,11 +1200,13 @@ class BeamContactBlock(ContactRows):
             anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
-        land = self._landing(x, history, side, False) if self.kind == "node" else None
+        every = np.arange(len(self))
+        land = (self._landing(x, history, side, False) if self.kind == "node" else
+                self._landing_spatial(x, history, False, every))
         if land is not None:
             # a point that landed and sticks keeps the anchor it was tied at, where it touched
-            held = keep[land[0]]
-            anchor[land[0][held], 2:2 + self.dim] += land[1][held]
+            held = keep[land[4]]
+            anchor[land[4][held], 2:2 + self.dim] += land[1][held]
         stored = c.stored.copy()
         if lam is not None:                         # each part's share of the blend
             n = len(self)
@@ -1316,6 +1429,29 @@ class BeamContactBlock(ContactRows):
             return (f"{self.label(r)}, line point {g + 1} of {NG} at s = "
                     f"{params[i, 0]:.4g} on A")
         return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
+
+
+def _crossing_points(pos: np.ndarray, tangent: bool):
+    """The contact points of spatial pairs at node positions ``pos (n, 4, d)``: each pair's
+    closest points, then its ``NG`` line points (A's own Gauss points, each projected on B's
+    chord; not clipped at B's free ends), as :meth:`BeamContactBlock._points` reads them:
+    the points' pairs' node positions ``(p, 4, d)``, parameters ``(p, 2)``, whether each
+    may touch (in its zone, not degenerate), the axes' distances ``(p,)`` [m], their
+    gradients ``(p, 4 d)`` and (``tangent``) Hessians."""
+    n = len(pos)
+    z, okp = closest_crossing(pos)
+    rho_p, G_p, H_p = distance("crossing", pos, z, tangent)
+    xg = np.repeat(pos, NG, axis=0)
+    xi = np.tile(LINE_XI, n)
+    C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
+    pt = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
+    d2 = xg[:, 3] - xg[:, 2]
+    t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
+    rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
+    okl = in_zone(t)
+    return (np.concatenate([pos, xg]), np.concatenate([z, np.column_stack([xi, t])]),
+            np.concatenate([okp, okl]), np.concatenate([rho_p, rho_l]),
+            np.concatenate([G_p, G_l]), None if not tangent else np.concatenate([H_p, H_l]))
 
 
 def _on_b(F: np.ndarray, d: int) -> np.ndarray:
