@@ -596,9 +596,19 @@ class BeamContactBlock(ContactRows):
             return out
         anchor = np.array(anchor, dtype=float, order="C")
         anchor[land[4], 2:2 + self.dim] += land[1]
-        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                      self.free, self.ramp, True, anchor, sliding, mu_s,
-                                      mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        # the pass made again over the touching pairs alone (a pair's numbers do not depend
+        # on the others'), its results put in their places
+        pr = self._point_rows(on)
+        sub = crossing_forces.trusted(
+            np.ascontiguousarray(pos[on]), self.k[on], self.k_line[on], self.length[on],
+            self.radius[on], self.free[on], self.ramp[on], True,
+            np.ascontiguousarray(anchor[pr]), sliding[pr], mu_s[pr], mu_k[pr], kt[pr],
+            tangent, points, False, TANGENT_BAND, rot[on] if len(rot) else rot)
+        out = list(out)
+        out[0][on] = sub[0]
+        out[1] = sub[1]
+        if points:
+            out[3][pr], out[4][pr], out[5][on] = sub[3], sub[4], sub[5]
         if tangent:
             self._landing_tangent_spatial(x, h, out[1], on, land)
         return out
@@ -1067,11 +1077,16 @@ class BeamContactBlock(ContactRows):
         (``cols`` beyond the translations: a block at the surfaces)."""
         n, m, d = self.X.shape
         md = m * d
-        pos = self.positions(x)[pairs]
+        pos = self.X[pairs] + x[pairs, :md].reshape(-1, m, d)
         ca = self._anchor_coefficients(anchor[:, :2])
         w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:2 + d]
         if self.surface:
-            vA, GA, vB, GB = self._carried(self._rotations(x), anchor, pairs)
+            # the rotations of these pairs alone (not _rotations' kept ones: the step's
+            # start and the iterate alternate here)
+            u, at = np.unique(pairs, return_inverse=True)
+            R = (np.broadcast_to(np.eye(3), (len(u), m, 3, 3)) if x.shape[1] == md else
+                 _rot_exp(x[u, md:].reshape(len(u), m, 3)))
+            vA, GA, vB, GB = self._carried(R, anchor, at)
             w = w + vA - vB
         if not cols:
             return w, None
@@ -1083,16 +1098,23 @@ class BeamContactBlock(ContactRows):
             dw[:, :, md:md + na], dw[:, :, md + na:] = GA, -GB
         return w, dw
 
-    def _start_point_gaps(self, h: History) -> np.ndarray:
+    def _start_point_gaps(self, h: History, pairs: np.ndarray) -> np.ndarray:
         """The spatial contact points' gaps ``(p,)`` [m] at the step's start (the history's
-        ``x``; A's own Gauss points, :func:`_crossing_points`), kept for the history last
-        asked (every evaluation of a step reads them)."""
+        ``x``; A's own Gauss points, :func:`_crossing_points`; NaN where not measured yet),
+        those of the pairs ``pairs`` measured: kept for the history last asked (every
+        evaluation of a step reads them)."""
         c = self._gaps_at_start
-        if c is not None and c[0] is h.x:
-            return c[2]
-        _, _, _, rho, _, _ = _crossing_points(self.positions(h.x), False)
-        g0 = rho - np.concatenate([self.radius, np.repeat(self.radius, NG)])
-        self._gaps_at_start = (h.x, None, g0)
+        if c is None or c[0] is not h.x:
+            c = self._gaps_at_start = (h.x, None, np.full(len(self) * (1 + NG), np.nan))
+        g0 = c[2]
+        # (measured for the pairs asked alone: most of a bundle's never are)
+        new = np.unique(pairs[np.isnan(g0[pairs])])
+        if new.size:
+            md = self.X[0].size
+            pos = self.X[new] + h.x[new, :md].reshape(len(new), *self.X.shape[1:])
+            rho = _crossing_points(pos, False)[3]
+            rad = self.radius[new]
+            g0[self._point_rows(new)] = rho - np.concatenate([rad, np.repeat(rad, NG)])
         return g0
 
     def _landing_spatial(self, x: np.ndarray, h: History, tangent: bool, pairs: np.ndarray,
@@ -1111,7 +1133,8 @@ class BeamContactBlock(ContactRows):
         local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
         clipped = np.concatenate([np.zeros(nr, dtype=bool),
                                   np.repeat(self.free[pairs].any(axis=1), NG)])
-        cand = np.flatnonzero((self._start_point_gaps(h)[pr] > 0.0) & ~clipped)
+        g0 = self._start_point_gaps(h, pairs)
+        cand = np.flatnonzero((g0[pr] > 0.0) & ~clipped)
         if not cand.size:
             return None
         cp, inv = np.unique(local[cand], return_inverse=True)
@@ -1119,7 +1142,9 @@ class BeamContactBlock(ContactRows):
         line = cand >= nr
         # each candidate's place among _crossing_points' points of the pairs cp
         place = np.where(line, nc + inv * NG + (cand - nr) % NG, inv)
-        _, _, ok, rho, G, _ = _crossing_points(self.positions(x)[pairs[cp]], False)
+        md = self.X[0].size
+        pos = self.X[pairs[cp]] + x[pairs[cp], :md].reshape(nc, *self.X.shape[1:])
+        _, _, ok, rho, G, _ = _crossing_points(pos, False)
         ok, rho, G = ok[place], rho[place], G[place]
         g1 = rho - self.radius[pairs[local[cand]]]
         hit = ok & (rho != 0.0) & (g1 < 0.0)
@@ -1132,10 +1157,9 @@ class BeamContactBlock(ContactRows):
                                               cols if tangent else 0)
         dg1 = None
         if tangent:
-            md = self.X[0].size
             dg1 = np.zeros((len(at), cols))
             dg1[:, :md] = G[hit]
-        shift, dshift = landing(self._start_point_gaps(h)[at], g1, w0, w1, dg1, dw1)
+        shift, dshift = landing(g0[at], g1, w0, w1, dg1, dw1)
         d = self.dim
         kn = np.where(i < nr, 1.0, LINE_W[(i - nr) % NG]) * self.k[pairs[pl]]
         nrm = G[hit][:, :d] + G[hit][:, d:2 * d]
