@@ -1224,9 +1224,12 @@ class BeamContactBlock(ContactRows):
             anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
-        every = np.arange(len(self))
-        land = (self._landing(x, history, side, False) if self.kind == "node" else
-                self._landing_spatial(x, history, False, every))
+        if self.kind == "node":
+            land = self._landing(x, history, side, False)
+        else:                                       # (the pairs with a pressing point)
+            n = len(self)
+            pairs = np.unique(np.where(press < n, press, (press - n) // NG))
+            land = self._landing_spatial(x, history, False, pairs) if pairs.size else None
         if land is not None:
             # a point that landed and sticks keeps the anchor it was tied at, where it touched
             held = keep[land[4]]
