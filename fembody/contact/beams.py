@@ -318,12 +318,13 @@ class BeamContactBlock(ContactRows):
     translations, ``dv/dTheta`` on the rotations), the point weighted by ``1 - lam`` and the
     line points by ``lam`` (:meth:`_landing_tangent_spatial`). The line points of a pair
     clipped at B's free end still tie at the step's start (the pass's clipped quadrature
-    points are not the Gauss points whose gaps are measured). A spatial pair blends the two parts' friction
-    forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
-    gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
-    elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
-    regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
-    penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
+    points are not the Gauss points whose gaps are measured). A spatial pair blends the two
+    parts' friction forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the
+    tangent with its gradient). The offset ``o`` is held in global axes: while a pair
+    sticks and turns, its elastic slip (at most ``mu_s N / k_t``) turns with the angle's
+    error, a penalty regularisation's inexactness that vanishes as ``k_t`` grows. The line
+    points' tangential penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g
+    k``).
 
     **At the surfaces** (spatial pairs, issue 33; tests/contact/test_surface_slip.py). A
     frictional spatial block ties the surface points that touched, not the axes' points:
