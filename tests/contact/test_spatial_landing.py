@@ -3,7 +3,7 @@ fembody.contact.friction, **Landing inside a step**): spatial pairs, a crossing 
 line points (fembody.contact.beams.BeamContactBlock, **Landing**).
 
 cone-33's crossing (cantilever A along x across B along y at right angles: a crossing
-point, the line part weightless) with A's free nodes lifted ``G0`` above touching at the
+point, the line part weightless) with A's nodes lifted ``G0`` above touching at the
 step's start and at its end moved by ``DX`` along B and pressed ``DELTA`` into it, on a
 straight line, translations alone: the axes' distance is linear along that line (A stays
 at right angles to B), so the point touches at ``lambda = G0 / (G0 + DELTA)`` of the step
@@ -15,16 +15,35 @@ history opened where it touched (a rigid translation: the same tangential slip).
 import numpy as np
 import pytest
 
-from .test_cone_edge import K, KT, MU, R, _lying
-from .test_surface_slip import _assert_tangent, _block, _crossing_system
+import fembody as fb
+
+from .test_cone_edge import ALL, K, KT, MU, R, SEC, STEEL, _lying
+from .test_surface_slip import _assert_tangent, _block
 
 G0 = 3e-5           # [m] the gap at the step's start
 DELTA = 1e-5        # [m] the penetration at its end: N = K DELTA = 10 N, MU N = 3 N
 DX = 2e-5           # [m] the motion along B over the step: KT DX = 2 N
 
 
+def _crossing_system():
+    """cone-33's crossing cut down to the two crossing elements (A along x from 0.9 to 1 m,
+    free, across B along y, fixed, both one element, crossing at their middles):
+    no junction, so no share rows take the pair's point back (whose points still tie at
+    the step's start: BeamContactBlock.held), and A."""
+    m = fb.Model(dim=3)
+    A = m.add_beam((0.9, 0, 0), (1.0, 0, 0), n=1, material=STEEL, section=SEC,
+                   orientation=(0, 0, 1))
+    B = m.add_beam((0.95, -0.05, -2 * R), (0.95, 0.05, -2 * R), n=1, material=STEEL,
+                   section=SEC, orientation=(0, 0, 1))
+    for nd in B.nodes:
+        m.fix(nd, *ALL)
+    m.add_beam_contact(A, B, radius=R, stiffness=K, friction=MU, tangential_stiffness=KT,
+                       margin=R)
+    return m.compile(), A
+
+
 def _crossing_step(dx: float, phi: float = 0.0):
-    """The crossing block, a history open at the step's start (A's free nodes ``G0``
+    """The crossing block, a history open at the step's start (A's nodes ``G0``
     above touching) and the gathered state ``(n, 24)`` at its end (moved by ``dx`` along
     B, ``G0 + DELTA`` down, turned by ``phi`` about A's axis), and the touching row."""
     sys, A = _crossing_system()
@@ -32,7 +51,7 @@ def _crossing_step(dx: float, phi: float = 0.0):
 
     def state(move, phi):
         dq = np.zeros(sys.n_free)
-        for nd in A.nodes[1:]:
+        for nd in A.nodes:
             for c, v in zip(("x", "y", "z", "rx"), (*move, phi)):
                 dq[sys.free_index[sys.dof(nd, c)]] = v
         return np.array(sys.pose(blk, sys.update(sys.q0, dq)))
