@@ -310,12 +310,21 @@ class BeamContactBlock(ContactRows):
     (:func:`fembody.contact.friction.landing`; :meth:`_landing`): the compiled pass reads
     the shifted offsets and its stiffness is completed with the shift's derivative
     (:meth:`_landing_tangent`); a landing point that sticks keeps the shifted anchor.
-    Spatial pairs still tie an open point at the step's start. A spatial pair blends the two parts' friction
-    forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the tangent with its
-    gradient). The offset ``o`` is held in global axes: while a pair sticks and turns, its
-    elastic slip (at most ``mu_s N / k_t``) turns with the angle's error, a penalty
-    regularisation's inexactness that vanishes as ``k_t`` grows. The line points' tangential
-    penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g k``).
+    Spatial pairs the same way (:meth:`_landing_spatial`, tests/contact/test_spatial_landing
+    .py): the crossing point and each line point by its own gap (A's Gauss points, whose
+    gaps at the step's start are kept per history), ``w`` the surface points' where the
+    block measures there; the pass runs again with the shifted offsets and its stiffness is
+    completed with ``B^T dT/dw (-d shift)`` (``B = dw/dX``: anchor coefficients on the
+    translations, ``dv/dTheta`` on the rotations), the point weighted by ``1 - lam`` and the
+    line points by ``lam`` (:meth:`_landing_tangent_spatial`). The line points of a pair
+    clipped at B's free end still tie at the step's start (the pass's clipped quadrature
+    points are not the Gauss points whose gaps are measured). A spatial pair blends the two
+    parts' friction forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the
+    tangent with its gradient). The offset ``o`` is held in global axes: while a pair
+    sticks and turns, its elastic slip (at most ``mu_s N / k_t``) turns with the angle's
+    error, a penalty regularisation's inexactness that vanishes as ``k_t`` grows. The line
+    points' tangential penalty is ``w_g k_t`` (as the normal ``w_g l_A k_line = w_g
+    k``).
 
     **At the surfaces** (spatial pairs, issue 33; tests/contact/test_surface_slip.py). A
     frictional spatial block ties the surface points that touched, not the axes' points:
@@ -383,6 +392,7 @@ class BeamContactBlock(ContactRows):
     _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
     _gaps_at_start = None   # (history's x, side, gaps) last read (_start_gaps)
+    held = None             # spatial pairs whose point lands tied at the step's start
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
@@ -574,10 +584,36 @@ class BeamContactBlock(ContactRows):
             if tangent:
                 self._landing_tangent(x, h, side, out[1], land)
             return out
-        return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                       self.free, self.ramp, self.frictional, anchor, sliding,
-                                       mu_s,
-                                       mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                      self.free, self.ramp, self.frictional, anchor, sliding,
+                                      mu_s,
+                                      mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
+        if not self.frictional:
+            return out
+        # landing points (**Landing**) among the pairs that touch, as the planar pass's
+        on = np.asarray(out[2], dtype=np.int64)
+        land = (self._landing_spatial(x, h, tangent, on, out[1].shape[-1] if tangent else 0)
+                if on.size else None)
+        if land is None:
+            return out
+        anchor = np.array(anchor, dtype=float, order="C")
+        anchor[land[4], 2:2 + self.dim] += land[1]
+        # the pass made again over the touching pairs alone (a pair's numbers do not depend
+        # on the others'), its results put in their places
+        pr = self._point_rows(on)
+        sub = crossing_forces.trusted(
+            np.ascontiguousarray(pos[on]), self.k[on], self.k_line[on], self.length[on],
+            self.radius[on], self.free[on], self.ramp[on], True,
+            np.ascontiguousarray(anchor[pr]), sliding[pr], mu_s[pr], mu_k[pr], kt[pr],
+            tangent, points, False, TANGENT_BAND, rot[on] if len(rot) else rot)
+        out = list(out)
+        out[0][on] = sub[0]
+        out[1] = sub[1]
+        if points:
+            out[3][pr], out[4][pr], out[5][on] = sub[3], sub[4], sub[5]
+        if tangent:
+            self._landing_tangent_spatial(x, h, out[1], on, land)
+        return out
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -638,22 +674,7 @@ class BeamContactBlock(ContactRows):
             kn = k
             A = 1                               # A's nodes: the first one
         else:
-            z, okp = closest_crossing(pos)
-            rho_p, G_p, H_p = distance("crossing", pos, z, tangent)
-            xg = np.repeat(pos, NG, axis=0)
-            xi = np.tile(LINE_XI, n)
-            C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
-            pt = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
-            d2 = xg[:, 3] - xg[:, 2]
-            t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
-            rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
-            okl = in_zone(t)
-            pos = np.concatenate([pos, xg])
-            params = np.concatenate([z, np.column_stack([xi, t])])
-            ok = np.concatenate([okp, okl])
-            rho = np.concatenate([rho_p, rho_l])
-            G = np.concatenate([G_p, G_l])
-            H = None if not tangent else np.concatenate([H_p, H_l])
+            pos, params, ok, rho, G, H = _crossing_points(pos, tangent)
             kn = np.concatenate([k, np.tile(LINE_W, n) * np.repeat(k, NG)])
             A = 2                               # A's nodes: a0, a1
         rad = radius if self.kind == "node" else np.concatenate(
@@ -910,8 +931,9 @@ class BeamContactBlock(ContactRows):
                 dw[:, :, m * d:m * d + na], dw[:, :, m * d + na:] = GA, -GB
                 dn = np.concatenate([dn, np.zeros((p, d, k - m * d))], axis=2)
                 dN = np.concatenate([dN, np.zeros((p, k - m * d))], axis=1)
-        land = (self._landing(x, h, side, tangent, np.arange(len(self)) if rows is None
-                              else np.asarray(rows)) if self.kind == "node" else None)
+        sel_rows = np.arange(len(self)) if rows is None else np.asarray(rows)
+        land = (self._landing(x, h, side, tangent, sel_rows) if self.kind == "node" else
+                self._landing_spatial(x, h, tangent, sel_rows, k))
         dwc = dw
         if land is not None:                    # (**Landing**, as the compiled pass's)
             # the force is measured from the touching state; it acts on the tied points
@@ -1046,6 +1068,123 @@ class BeamContactBlock(ContactRows):
         ca = self._anchor_coefficients(h.anchor[rows, :2])
         K[rows] += (ca[:, :, None, None] * c.K[:, None]).reshape(len(rows), md, md)
 
+    # ---------------------------------------- landing inside a step (spatial pairs, issue 33)
+    def _tied_relative_spatial(self, x: np.ndarray, anchor: np.ndarray, pairs: np.ndarray,
+                               cols: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """Spatial contact points with their anchors ``anchor (p, .)`` and pairs ``pairs
+        (p,)``: the tied points' relative position ``w (p, d)`` [m] at the gathered
+        coordinates ``x`` (at the surfaces, ``x_A + M_A a_A - x_B - M_B a_B - o``, where the
+        block measures there) and (``cols`` > 0) ``dw/dX (p, d, cols)``: the anchor
+        coefficients on the translations, ``dv_A/dTheta``, ``-dv_B/dTheta`` on the rotations
+        (``cols`` beyond the translations: a block at the surfaces)."""
+        n, m, d = self.X.shape
+        md = m * d
+        pos = self.X[pairs] + x[pairs, :md].reshape(-1, m, d)
+        ca = self._anchor_coefficients(anchor[:, :2])
+        w = np.einsum("pm,pmi->pi", ca, pos) - anchor[:, 2:2 + d]
+        if self.surface:
+            # the rotations of these pairs alone (not _rotations' kept ones: the step's
+            # start and the iterate alternate here)
+            u, at = np.unique(pairs, return_inverse=True)
+            R = (np.broadcast_to(np.eye(3), (len(u), m, 3, 3)) if x.shape[1] == md else
+                 _rot_exp(x[u, md:].reshape(len(u), m, 3)))
+            vA, GA, vB, GB = self._carried(R, anchor, at)
+            w = w + vA - vB
+        if not cols:
+            return w, None
+        p = len(pairs)
+        dw = np.zeros((p, d, cols))
+        dw[:, :, :md] = (ca[:, None, :, None] * np.eye(d)[None, :, None, :]).reshape(p, d, md)
+        if cols > md:
+            na = GA.shape[2]
+            dw[:, :, md:md + na], dw[:, :, md + na:] = GA, -GB
+        return w, dw
+
+    def _start_point_gaps(self, h: History, pairs: np.ndarray) -> np.ndarray:
+        """The spatial contact points' gaps ``(p,)`` [m] at the step's start (the history's
+        ``x``; A's own Gauss points, :func:`_crossing_points`; NaN where not measured yet),
+        those of the pairs ``pairs`` measured: kept for the history last asked (every
+        evaluation of a step reads them)."""
+        c = self._gaps_at_start
+        if c is None or c[0] is not h.x:
+            c = self._gaps_at_start = (h.x, None, np.full(len(self) * (1 + NG), np.nan))
+        g0 = c[2]
+        # (measured for the pairs asked alone: most of a bundle's never are)
+        new = np.unique(pairs[np.isnan(g0[pairs])])
+        if new.size:
+            md = self.X[0].size
+            pos = self.X[new] + h.x[new, :md].reshape(len(new), *self.X.shape[1:])
+            rho = _crossing_points(pos, False)[3]
+            rad = self.radius[new]
+            g0[self._point_rows(new)] = rho - np.concatenate([rad, np.repeat(rad, NG)])
+        return g0
+
+    def _landing_spatial(self, x: np.ndarray, h: History, tangent: bool, pairs: np.ndarray,
+                         cols: int = 0):
+        """Spatial :meth:`_landing`: the contact points of the pairs ``pairs`` (a pair's
+        point, then its NG line points, as :meth:`_point_rows`) open at the step's start and
+        pressed at ``x``, tied where they touched. Their positions among those points
+        ``(q,)``, shifts ``(q, d)`` [m], (``tangent``) the shifts' derivatives ``(q, d,
+        cols)``, the shifted relative positions ``(q, d)``, their history rows ``(q,)``, and
+        for :meth:`_landing_tangent_spatial` their pairs' places in ``pairs``, normal forces
+        [N], normals and ``dw/dX``; None when no point lands. The line points of pairs
+        clipped at B's free ends are left tied at the step's start (the compiled pass's
+        clipped quadrature points are not A's Gauss points, whose gaps are measured here)."""
+        nr = len(pairs)
+        pr = self._point_rows(pairs)
+        local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
+        # (and the points of pairs whose share rows take them back: build_beam_blocks)
+        clipped = np.concatenate([np.zeros(nr, dtype=bool) if self.held is None else
+                                  self.held[pairs],
+                                  np.repeat(self.free[pairs].any(axis=1), NG)])
+        g0 = self._start_point_gaps(h, pairs)
+        cand = np.flatnonzero((g0[pr] > 0.0) & ~clipped)
+        if not cand.size:
+            return None
+        cp, inv = np.unique(local[cand], return_inverse=True)
+        nc = len(cp)
+        line = cand >= nr
+        # each candidate's place among _crossing_points' points of the pairs cp
+        place = np.where(line, nc + inv * NG + (cand - nr) % NG, inv)
+        md = self.X[0].size
+        pos = self.X[pairs[cp]] + x[pairs[cp], :md].reshape(nc, *self.X.shape[1:])
+        _, _, ok, rho, G, _ = _crossing_points(pos, False)
+        ok, rho, G = ok[place], rho[place], G[place]
+        g1 = rho - self.radius[pairs[local[cand]]]
+        hit = ok & (rho != 0.0) & (g1 < 0.0)
+        if not hit.any():
+            return None
+        i, at, pl = cand[hit], pr[cand[hit]], local[cand[hit]]
+        g1 = g1[hit]
+        w0 = self._tied_relative_spatial(h.x, h.anchor[at], pairs[pl], 0)[0]
+        w1, dw1 = self._tied_relative_spatial(x, h.anchor[at], pairs[pl],
+                                              cols if tangent else 0)
+        dg1 = None
+        if tangent:
+            dg1 = np.zeros((len(at), cols))
+            dg1[:, :md] = G[hit]
+        shift, dshift = landing(g0[at], g1, w0, w1, dg1, dw1)
+        d = self.dim
+        kn = np.where(i < nr, 1.0, LINE_W[(i - nr) % NG]) * self.k[pairs[pl]]
+        nrm = G[hit][:, :d] + G[hit][:, d:2 * d]
+        return i, shift, dshift, w1 - shift, at, pl, -kn * g1, nrm, dw1
+
+    def _landing_tangent_spatial(self, x: np.ndarray, h: History, K: np.ndarray,
+                                 pairs: np.ndarray, land) -> None:
+        """Add to the compiled pass's stiffness ``K (t, k, k)`` of the touching pairs
+        ``pairs (t,)`` (in place) the derivative of the landing points' friction through
+        their shifts (the pass holds the offsets fixed): ``B^T dT/dw (-d shift/dX)``, ``B``
+        the tied points' ``dw/dX`` (the force's application: anchor coefficients on the
+        translations, the sections' ``dv/dTheta`` on the rotations), a pair's point weighted
+        by ``1 - lam`` and its line points by ``lam``, the line switch's weight
+        (:func:`fembody.contact.line.weight`)."""
+        i, _, dshift, w, at, pl, N, nrm, dw = land
+        c = coulomb(w, nrm, N, self.kt[at], self.mu_s[at], self.mu_k[at], h.sliding[at],
+                    -dshift)
+        lam = weight(self.positions(x)[pairs], self.free[pairs], self.ramp[pairs], False)[0]
+        share = np.where(i < len(pairs), 1.0 - lam[pl], lam[pl])
+        np.add.at(K, pl, share[:, None, None] * (np.swapaxes(dw, 1, 2) @ c.K))
+
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
         closest points, no offset (a spatial pair's from the compiled pass: where B's free
@@ -1089,11 +1228,16 @@ class BeamContactBlock(ContactRows):
             anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
-        land = self._landing(x, history, side, False) if self.kind == "node" else None
+        if self.kind == "node":
+            land = self._landing(x, history, side, False)
+        else:                                       # (the pairs with a pressing point)
+            n = len(self)
+            pairs = np.unique(np.where(press < n, press, (press - n) // NG))
+            land = self._landing_spatial(x, history, False, pairs) if pairs.size else None
         if land is not None:
             # a point that landed and sticks keeps the anchor it was tied at, where it touched
-            held = keep[land[0]]
-            anchor[land[0][held], 2:2 + self.dim] += land[1][held]
+            held = keep[land[4]]
+            anchor[land[4][held], 2:2 + self.dim] += land[1][held]
         stored = c.stored.copy()
         if lam is not None:                         # each part's share of the blend
             n = len(self)
@@ -1318,6 +1462,29 @@ class BeamContactBlock(ContactRows):
         return cone_points(name, c.f, c.slipping, N, history.sliding, self.mu_s, keep)
 
 
+def _crossing_points(pos: np.ndarray, tangent: bool):
+    """The contact points of spatial pairs at node positions ``pos (n, 4, d)``: each pair's
+    closest points, then its ``NG`` line points (A's own Gauss points, each projected on B's
+    chord; not clipped at B's free ends), as :meth:`BeamContactBlock._points` reads them:
+    the points' pairs' node positions ``(p, 4, d)``, parameters ``(p, 2)``, whether each
+    may touch (in its zone, not degenerate), the axes' distances ``(p,)`` [m], their
+    gradients ``(p, 4 d)`` and (``tangent``) Hessians."""
+    n = len(pos)
+    z, okp = closest_crossing(pos)
+    rho_p, G_p, H_p = distance("crossing", pos, z, tangent)
+    xg = np.repeat(pos, NG, axis=0)
+    xi = np.tile(LINE_XI, n)
+    C0 = np.column_stack([1.0 - xi, xi, -np.ones_like(xi), np.zeros_like(xi)])
+    pt = (1.0 - xi)[:, None] * xg[:, 0] + xi[:, None] * xg[:, 1]
+    d2 = xg[:, 3] - xg[:, 2]
+    t = np.einsum("ni,ni->n", pt - xg[:, 2], d2) / np.einsum("ni,ni->n", d2, d2)
+    rho_l, G_l, H_l = point_distance(xg, C0, _CK_LINE, t[:, None], tangent)
+    okl = in_zone(t)
+    return (np.concatenate([pos, xg]), np.concatenate([z, np.column_stack([xi, t])]),
+            np.concatenate([okp, okl]), np.concatenate([rho_p, rho_l]),
+            np.concatenate([G_p, G_l]), None if not tangent else np.concatenate([H_p, H_l]))
+
+
 def _on_b(F: np.ndarray, d: int) -> np.ndarray:
     """The force on B's two nodes (a pair's last two) of the pairs' forces ``F (n, m d)``:
     the sum of their two forces (as a sum over them)."""
@@ -1537,6 +1704,13 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              np.concatenate([p[5] for p in parts]), friction,
                              np.concatenate([p[7] for p in parts]),
                              np.concatenate([p[8] for p in parts]), radii)
+    share = [b for b in blocks if type(b).__name__ == "CrossingShareBlock"]
+    if kind == "crossing" and share:
+        # the share rows take back a pair's point friction with the pair's anchor as tied
+        # at the step's start (fembody.contact.share): those pairs' points tie there too,
+        # so that the two cancel (landing in the share rows: not done yet, land3-33)
+        taken = {tuple(r) for b in share for r in b.nodes[:, :4].tolist()}
+        block.held = np.array([tuple(r) in taken for r in block.nodes.tolist()], dtype=bool)
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

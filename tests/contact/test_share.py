@@ -774,7 +774,8 @@ def test_share_takes_back_the_pairs_friction_at_the_surfaces(slip):
                          0.8 * R * np.random.default_rng(6).normal(size=(1, 6)) / 1.7)
     ha = np.zeros((1 + NG, 11))
     ha[0] = h.anchor[0, :11]
-    hpb = History(ha, np.zeros(1 + NG, bool), np.zeros(1 + NG), np.zeros((1, 24)),
+    # (made at the evaluated state: the anchor as given, no point landing in a step)
+    hpb = History(ha, np.zeros(1 + NG, bool), np.zeros(1 + NG), x[:, pc].copy(),
                   np.zeros((1, 24)), np.zeros(1 + NG))
     Fp, _, cp, _, Np, lam = pb._friction(x[:, pc], hpb, False, np.arange(1))
     assert lam[0] == 0.0 and Np[0] > 0.0 and bool(cp.slipping[0]) == (slip > 0.0)
