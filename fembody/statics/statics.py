@@ -160,12 +160,11 @@ class _Equilibrium:
         # (refine_symmetric: auto offers a spatial tangent without joints the near-symmetric
         # path where its rule does, as dynamics does; measured in statics, the 1e4-DOF frame
         # tower and grid, whole runs: benchmarks/results/large_static_path.json)
-        # (a planar model with friction is solved as unsymmetric: the return mapping's
-        # tangent is unsymmetric in slip and where a contact lands inside a step,
-        # fembody.contact.friction; the envelope's LDL^T reads one triangle of it, and Newton
-        # then converged linearly or not at all past a landing)
-        sym = None if not getattr(system, "friction_blocks", ()) else False
-        self.solver = saddle_solver(system, linear_solver, symmetric=sym, rows=self.rows,
+        # (a planar model with friction is solved as unsymmetric, as saddle_solver decides
+        # for every solver: the return mapping's tangent is unsymmetric in slip and where a
+        # contact lands inside a step, and Newton on one triangle of it converged linearly
+        # or not at all past a landing)
+        self.solver = saddle_solver(system, linear_solver, rows=self.rows,
                                     refine_symmetric=True)
         self.n_residual = 0
         self.n_tangent = 0
