@@ -32,13 +32,7 @@ import numpy as np
 
 from ..rotations import hat
 
-__all__ = ["frame_points", "frame_jacobian", "frame_moment_tangent", "planar_rotation"]
-
-
-def planar_rotation(phi: np.ndarray) -> np.ndarray:
-    """The rotations ``Q (n, 2, 2)`` by the angles ``phi (n,)`` [rad]."""
-    c, s = np.cos(phi), np.sin(phi)
-    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], 1)
+__all__ = ["frame_points", "frame_jacobian", "frame_moment_tangent"]
 
 
 def frame_points(p: np.ndarray, xb: np.ndarray, Q: np.ndarray) -> np.ndarray:

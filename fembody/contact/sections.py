@@ -40,7 +40,7 @@ import numpy as np
 from ..rotations import hat
 
 __all__ = ["section_frame", "carried", "carried_moment_tangent", "tie", "carried_planar",
-           "tie_planar"]
+           "tie_planar", "planar_rotations"]
 
 
 def _weights(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,7 +119,7 @@ def tie(R: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
     return a / det[..., None]
 
 
-def _planar_rotations(theta: np.ndarray) -> np.ndarray:
+def planar_rotations(theta: np.ndarray) -> np.ndarray:
     """``Q(theta) (..., 2, 2)`` of the angles ``theta (...)`` [rad]."""
     c, s = np.cos(theta), np.sin(theta)
     return np.stack([np.stack([c, -s], axis=-1), np.stack([s, c], axis=-1)], axis=-2)
@@ -134,7 +134,7 @@ def carried_planar(theta: np.ndarray, s: np.ndarray, a: np.ndarray
     Q(theta_i) a`` whose dot product with a force ``T`` is minus the derivative of the
     moment ``G_i . T`` on ``theta_i`` at fixed ``T`` (module docstring, **Planar**)."""
     c = np.column_stack(_weights(s))                        # (n, 2)
-    Qa = (_planar_rotations(theta) @ a[:, None, :, None])[..., 0]   # (n, 2 nodes, 2)
+    Qa = (planar_rotations(theta) @ a[:, None, :, None])[..., 0]   # (n, 2 nodes, 2)
     D = c[:, :, None] * Qa
     v = D.sum(axis=1)
     G = np.stack([-D[:, :, 1], D[:, :, 0]], axis=1)         # J D_i, node i as column i
@@ -146,6 +146,6 @@ def tie_planar(theta: np.ndarray, s: np.ndarray, v: np.ndarray) -> np.ndarray:
     turned by ``theta (n, 2)`` [rad]) carry to ``v (n, 2)`` [m] now. ValueError where the
     element's two nodes are turned by pi against each other (``M`` singular)."""
     c = np.column_stack(_weights(s))
-    M = np.einsum("ni,nijk->njk", c, _planar_rotations(theta))
+    M = np.einsum("ni,nijk->njk", c, planar_rotations(theta))
     _refuse_singular(np.linalg.det(M), s, "tie_planar")
     return np.linalg.solve(M, v[:, :, None])[:, :, 0]

@@ -97,13 +97,12 @@ from ..errors import ModelError
 from ..elements.base import Labels
 from ..rotations import log as rot_log
 from .beams import TANGENT_BAND, penetration_tolerance
-from .body_frame import (frame_jacobian, frame_moment_tangent, frame_points,
-                         planar_rotation)
+from .body_frame import frame_jacobian, frame_moment_tangent, frame_points
 from .cone import ConePoints, cone_points
 from .friction import History, coefficients, coulomb, landing
 from .line import W as GAUSS_W, XI as GAUSS_XI
 from .rows import ContactRows
-from .sections import carried, carried_moment_tangent, tie
+from .sections import carried, carried_moment_tangent, planar_rotations, tie
 from .trimesh import TriangleMesh
 
 if TYPE_CHECKING:
@@ -683,7 +682,7 @@ class SurfaceContactBlock(ContactRows):
         md = m * d
         pos = self.X + x[:, :md].reshape(self.X.shape)
         return (np.einsum("gm,nmd->ngd", self.C, pos), self.body_X + x[:, md:md + 2],
-                planar_rotation(x[:, md + 2]))
+                planar_rotations(x[:, md + 2]))
 
     def _moving_measure(self, x: np.ndarray, hessian: bool) -> "_Moving":
         """The gaps of a surface carried by a body, with what friction reads of them: each
@@ -1423,7 +1422,7 @@ class MovingRollingSurfaceBlock(RollingSurfaceBlock):
         if self.spatial:
             return p, x[0][:, m], x[1][:, m]
         b = m * self.nc
-        return p, self.body_X + x[:, b:b + d], planar_rotation(x[:, b + d])
+        return p, self.body_X + x[:, b:b + d], planar_rotations(x[:, b + d])
 
     def _open_history(self, x) -> History:
         """The history of points all open at ``x``: each anchored at its projection on the
