@@ -230,7 +230,15 @@ skip and deferred after-step update). A tip turned in place on an element is hel
 r sin phi``), an end rolling on it slips the cycloid's third-order slip along it and
 nothing round it. Where an end row yields to its partner (the concave side) the
 partner's anchor is its own, open until then: its friction starts afresh, as a junction
-row's does when the element pair it takes back changes.
+row's does when the element pair it takes back changes. **Landing inside a step** (every
+end row, both blocks, issue 33): a row open at the step's start (in its zone with a gap
+``g0 > 0`` at the history's ``x``) and pressed at the evaluated state is measured from
+where it touched, ``w - lambda (w - w_0)`` (:func:`fembody.contact.friction.landing`,
+``w_0`` the same tie at the step's start; :func:`_landed`), the shift's derivative in the
+tangent (``lambda`` follows the gap, on the translations); a landing row that sticks keeps
+its offset moved by the shift (``w`` is linear in ``o``). The step-start gaps are measured
+from the history for the live rows at each evaluation (a few rows: no cache), so a
+restored checkpoint gives the same (tests/contact/test_end_landing.py).
 """
 from __future__ import annotations
 
@@ -240,7 +248,7 @@ import numpy as np
 
 from ._kernels import end_candidates
 from .cone import ConePoints, cone_points
-from .friction import History, coulomb
+from .friction import History, coulomb, landing
 from .geometry import PARALLEL_SINE, ZONE_TIE, beyond_node, closest_node, distance, in_zone
 from .line import ramp_lengths, switch, weight
 from .rows import ContactRows, beam_neighbours, node_radii, pair_report
@@ -557,6 +565,40 @@ class EndContactBlock(ContactRows):
         f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return f, K, -w * kg, G[:, P * d:(P + 1) * d], dn, dN
 
+    _offset = 0     # where the anchor's offset ``o`` starts (landing: :func:`_landed`)
+
+    def _tied(self, x: np.ndarray, anchor: np.ndarray, tangent: bool):
+        """The tied points' relative position ``w (n, d)`` [m] at the gathered ``x`` with the
+        anchors ``anchor`` (:meth:`_friction`'s spring), (``tangent``) ``dw/dX (n, d, m)``
+        (else None) and the carried vectors' parts the forces read: the rotations (spatial
+        at the surfaces), ``dv_p``, ``dv_q`` and (planar at the surfaces) their second
+        derivatives (None where not measured there)."""
+        pos = self.positions(x)
+        n, m = x.shape
+        d, md = self.dim, self.X[0].size
+        w = pos[:, P] - pos[:, Q] - anchor[:, :d]
+        spatial = self.surface and d == 3
+        R = Gp = Gq = Dp = Dq = None
+        if spatial:
+            R, vp, Gp, vq, Gq = self._carried(x, anchor)
+            w = w + vp - vq
+        elif self.surface:
+            z = np.zeros(n)
+            vp, Gp, Dp = carried_planar(x[:, [md, md]], z, anchor[:, d:2 * d])
+            vq, Gq, Dq = carried_planar(x[:, [md + 1, md + 1]], z, anchor[:, 2 * d:])
+            Gp, Gq, Dp, Dq = Gp[:, :, 0], Gq[:, :, 0], Dp.sum(axis=1), Dq.sum(axis=1)
+            w = w + vp - vq
+        dw = None
+        if tangent:
+            dw = np.zeros((n, d, m))
+            dw[:, :, P * d:(P + 1) * d] = np.eye(d)
+            dw[:, :, Q * d:(Q + 1) * d] = -np.eye(d)
+            if spatial:
+                dw[:, :, md:md + 3], dw[:, :, md + 3:md + 6] = Gp, -Gq
+            elif self.surface:
+                dw[:, :, md], dw[:, :, md + 1] = Gp, -Gq
+        return w, dw, (R, Gp, Gq, Dp, Dq)
+
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
                   nrm: np.ndarray, dn, dN, tangent: bool):
         """The friction part of the internal forces ``(n, 6 d)`` [N], (``tangent``) its
@@ -567,31 +609,14 @@ class EndContactBlock(ContactRows):
         the surfaces ``w = p + v_p - q - v_q - o`` between the sections' tied points, with
         the moments on the two nodes' angles (the module docstring)."""
         h = self.history0 if history is None else history
-        pos = self.positions(x)
         n, m = x.shape
         d, md = self.dim, self.X[0].size
         sp, sq = slice(P * d, (P + 1) * d), slice(Q * d, (Q + 1) * d)
-        w = pos[:, P] - pos[:, Q] - h.anchor[:, :d]
         spatial = self.surface and d == 3
+        w, dw, (R, Gp, Gq, Dp, Dq) = self._tied(x, h.anchor, tangent)
         if spatial:
-            R, vp, Gp, vq, Gq = self._carried(x, h.anchor)
-            w = w + vp - vq
             rp, rq = slice(md, md + 3), slice(md + 3, md + 6)
-        elif self.surface:
-            z = np.zeros(n)
-            vp, Gp, Dp = carried_planar(x[:, [md, md]], z, h.anchor[:, d:2 * d])
-            vq, Gq, Dq = carried_planar(x[:, [md + 1, md + 1]], z, h.anchor[:, 2 * d:])
-            Gp, Gq, Dp, Dq = Gp[:, :, 0], Gq[:, :, 0], Dp.sum(axis=1), Dq.sum(axis=1)
-            w = w + vp - vq
-        dw = None
-        if tangent:
-            dw = np.zeros((n, d, m))
-            dw[:, :, sp] = np.eye(d)
-            dw[:, :, sq] = -np.eye(d)
-            if spatial:
-                dw[:, :, rp], dw[:, :, rq] = Gp, -Gq
-            elif self.surface:
-                dw[:, :, md], dw[:, :, md + 1] = Gp, -Gq
+        w, dw, _ = _landed(self, x, h, w, dw)
         c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         F[:, sp], F[:, sq] = c.f, -c.f
@@ -635,20 +660,22 @@ class EndContactBlock(ContactRows):
         d = self.dim
         F, N, T = np.zeros((n, m)), np.zeros(n), np.zeros((n, d))
         slipping, ds, stored = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n)
+        kept = history.anchor
         live = self.live(x)
         if live.size:
             sub = self._take(live)
             _, _, Nl, nrm, _, _ = sub._normal(x[live], False)
-            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
-                                     None, None, False)
+            hl = History(*(a[live] for a in history))
+            Fl, _, c = sub._friction(x[live], hl, Nl, nrm, None, None, False)
             F[live], N[live], T[live] = Fl, Nl, c.f
             slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+            kept = _landed_anchor(sub, x[live], hl, kept, live)
         pos = self.positions(x)
         on = N > 0.0
         keep = on & ~slipping
         md = self.X[0].size
         fresh = self._tie(pos[:, P], pos[:, Q], x[:, md:] if self.surface else None, T)
-        anchor = np.where(keep[:, None], history.anchor, fresh)
+        anchor = np.where(keep[:, None], kept, fresh)
         work = history.work(F, x, md=md if self.surface and d == 3 else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())
@@ -744,6 +771,57 @@ def _padded(extra: int, f: np.ndarray, K, dn, dN):
         K = np.pad(K, ((0, 0), (0, extra), (0, extra)))
         dn, dN = np.pad(dn, ((0, 0), (0, 0), (0, extra))), np.pad(dN, pad)
     return f, K, dn, dN
+
+
+def _landed(block, x: np.ndarray, h: History, w: np.ndarray, dw: np.ndarray | None):
+    """An end block's tied points' relative positions ``w (n, d)`` at ``x`` (and their
+    derivatives ``dw (n, d, m)``, None without the tangent) with the rows that land inside
+    the step (open at its start: in their zone with a gap ``g0 > 0`` at the history's
+    ``x``; pressed at ``x``) measured from where they touched
+    (:func:`fembody.contact.friction.landing`, as
+    :meth:`fembody.contact.surfaces.SurfaceContactBlock._landed`), and ``(rows, shift)`` of
+    those (None if none lands): ``w - shift``, ``dw - d shift``, ``lambda`` following the
+    gap (its gradient on the translations). The step-start gaps are measured here from the
+    history alone (a checkpoint restores them): the rows evaluated are the live ones, a
+    few. The arrays given are not written."""
+    md = block.X[0].size
+    g0, ok0, _, _ = block.gaps(h.x[:, :md])
+    cand = np.flatnonzero(ok0 & (g0 > 0.0))
+    if not cand.size:
+        return w, dw, None
+    g1, _, G, _ = block.gaps(x[:, :md])
+    rows = cand[g1[cand] < 0.0]
+    if not rows.size:
+        return w, dw, None
+    w0 = block._tied(h.x[rows], h.anchor[rows], False)[0]
+    if dw is None:
+        shift = landing(g0[rows], g1[rows], w0, w[rows])[0]
+    else:
+        dg = np.zeros((len(rows), dw.shape[2]))
+        dg[:, :md] = G[rows]
+        shift, dshift = landing(g0[rows], g1[rows], w0, w[rows], dg, dw[rows])
+        dw = dw.copy()
+        dw[rows] -= dshift
+    w = w.copy()
+    w[rows] -= shift
+    return w, dw, (rows, shift)
+
+
+def _landed_anchor(sub, x: np.ndarray, h: History, anchor: np.ndarray, live: np.ndarray
+                   ) -> np.ndarray:
+    """The anchors ``anchor (n, .)`` of an end block's rows as its return mapping measured
+    from at the accepted ``x`` (the live rows': the block ``sub`` of them, ``h`` their
+    history), which a sticking row keeps: the offset ``o`` of the rows that landed in the
+    step moved to where they touched (``w`` is the rest less ``o``: ``w - shift`` is ``w``
+    from ``o + shift``); ``anchor`` itself where none landed."""
+    land = _landed(sub, x, h, sub._tied(x, h.anchor, False)[0], None)[2]
+    if land is None:
+        return anchor
+    rows, shift = land
+    o = sub._offset
+    anchor = anchor.copy()
+    anchor[live[rows], o:o + sub.dim] += shift
+    return anchor
 
 
 def _end_cone_points(block, x: np.ndarray, history: History, normal) -> ConePoints:
@@ -1286,6 +1364,38 @@ class EndElementBlock(ContactRows):
         f, K, dn, dN = _padded(k - md, f, K, dn, dN)
         return w * Wp, f, K, -w * self.k * g, G[:, PE * d:(PE + 1) * d], dn, dN
 
+    _offset = 1     # where the anchor's offset ``o`` starts, after ``t_a`` (:func:`_landed`)
+
+    def _tied(self, x: np.ndarray, anchor: np.ndarray, tangent: bool):
+        """The tied points' relative position ``w (n, d)`` [m] at the gathered ``x`` with the
+        anchors ``anchor`` (:meth:`_friction`'s spring), (``tangent``) ``dw/dX (n, d, m)``
+        (else None) and, at the surfaces, the rotations of ``p``, ``a0``, ``a1`` and the
+        carried vectors' derivatives ``dv_p``, ``dv_A`` (else None)."""
+        pos = self.positions(x)
+        n, m = x.shape
+        d, md = self.dim, self.X[0].size
+        ta = anchor[:, 0]
+        w = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
+             - anchor[:, 1:1 + d])
+        R = Gp = GA = None
+        if self.surface:
+            # the tied section vectors carried: p's by its rotation (s = 0), the element's
+            # by the blend of its nodes' at t_a (fembody.contact.sections.carried)
+            R = self._rotations(x)
+            vp, Gp = carried(R[:, [0, 0]], np.zeros(n), anchor[:, 1 + d:4 + d])
+            vA, GA = carried(R[:, 1:], ta, anchor[:, 4 + d:7 + d])
+            Gp = Gp[:, :, :3]
+            w = w + vp - vA
+        dw = None
+        if tangent:
+            coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
+            dw = np.zeros((n, d, m))
+            for c, sl in enumerate((PE, A0, A1)):
+                dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
+            if self.surface:
+                dw[:, :, md:md + 3], dw[:, :, md + 3:md + 9] = Gp, -GA
+        return w, dw, (R, Gp, GA)
+
     def _friction(self, x: np.ndarray, history: History | None, N: np.ndarray,
                   nrm: np.ndarray, dn, dN, tangent: bool):
         """The friction part of the internal forces ``(n, 4 d)`` [N], (``tangent``) its
@@ -1298,30 +1408,15 @@ class EndElementBlock(ContactRows):
         between the sections' tied points, with the moments on the rotations of ``p``,
         ``a0`` and ``a1`` (the module docstring, "Friction")."""
         h = self.history0 if history is None else history
-        pos = self.positions(x)
         n, m = x.shape
         d, md = self.dim, self.X[0].size
         ta = h.anchor[:, 0]
         coef = np.column_stack([np.ones(n), ta - 1.0, -ta])     # on (p, a0, a1)
         slots = (PE, A0, A1)
-        wv = (pos[:, PE] - pos[:, A0] - ta[:, None] * (pos[:, A1] - pos[:, A0])
-              - h.anchor[:, 1:1 + d])
+        wv, dw, (R, Gp, GA) = self._tied(x, h.anchor, tangent)
         if self.surface:
-            # the tied section vectors carried: p's by its rotation (s = 0), the element's
-            # by the blend of its nodes' at t_a (fembody.contact.sections.carried)
-            R = self._rotations(x)
-            vp, Gp = carried(R[:, [0, 0]], np.zeros(n), h.anchor[:, 1 + d:4 + d])
-            vA, GA = carried(R[:, 1:], ta, h.anchor[:, 4 + d:7 + d])
-            Gp = Gp[:, :, :3]
-            wv = wv + vp - vA
             rp, rA = slice(md, md + 3), slice(md + 3, md + 9)
-        dw = None
-        if tangent:
-            dw = np.zeros((n, d, m))
-            for c, sl in enumerate(slots):
-                dw[:, :, sl * d:(sl + 1) * d] = coef[:, c, None, None] * np.eye(d)
-            if self.surface:
-                dw[:, :, rp], dw[:, :, rA] = Gp, -GA
+        wv, dw, _ = _landed(self, x, h, wv, dw)
         c = coulomb(wv, nrm, N, self.kt, self.mu_s, self.mu_k, h.sliding, dw, dn, dN)
         F = np.zeros((n, m))
         K = np.zeros((n, m, m)) if tangent else None
@@ -1355,20 +1450,22 @@ class EndElementBlock(ContactRows):
         F, T = np.zeros((n, m)), np.zeros((n, d))
         on, slipping = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         ds, stored = np.zeros(n), np.zeros(n)
+        kept = history.anchor
         live = self.live(x)
         if live.size:
             sub = self._take(live)
             _, _, _, Nl, nrm, _, _ = sub._energy(x[live], False)
-            Fl, _, c = sub._friction(x[live], History(*(a[live] for a in history)), Nl, nrm,
-                                     None, None, False)
+            hl = History(*(a[live] for a in history))
+            Fl, _, c = sub._friction(x[live], hl, Nl, nrm, None, None, False)
             F[live], T[live], on[live] = Fl, c.f, Nl > 0.0
             slipping[live], ds[live], stored[live] = c.slipping, c.ds, c.stored
+            kept = _landed_anchor(sub, x[live], hl, kept, live)
         t = closest_node(self.positions(x)[:, [PE, A0, A1]])[0]
         fresh = np.column_stack([t, -T / self.kt[:, None]])
         if self.surface:
             fresh = np.concatenate([fresh, self._tie(x, fresh[:, 0])], axis=1)
         keep = on & ~slipping
-        anchor = np.where(keep[:, None], history.anchor, fresh)
+        anchor = np.where(keep[:, None], kept, fresh)
         work = history.work(F, x, md=self.X[0].size if self.surface else None)
         new = History(anchor, slipping | ~on, history.slip + ds, x.copy(), F, stored)
         return new, work - float(stored.sum() - history.stored.sum()), float(stored.sum())

@@ -48,7 +48,9 @@ evaluated state, the same anchor), with its exact derivative (``lambda`` follows
 the slip and the tangential force of the landing step count the tangential motion after
 touching alone (to first order in the step), not the approach's. Where a block applies it
 is stated in the block (planar beam pairs, :mod:`fembody.contact.beams`; every block of
-:mod:`fembody.contact.surfaces`).
+:mod:`fembody.contact.surfaces`; the beam-end rows, :mod:`fembody.contact.ends`; the
+junction rows' own point and the share rows' take-back of it,
+:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`).
 
 **In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces and
 surfaces carried by a body, whose anchors are the body's material points) and beam

@@ -339,6 +339,16 @@ point keeps zero vectors until it is read (:meth:`JunctionContactBlock._resolved
 rows never press). The share rows take this point back where they take back the node's
 contact, on the same vectors.
 
+*Landing inside a step* (issue 33; tests/contact/test_junction_landing.py). The row's own
+point, open at the step's start (the node's foot on the element's line inside the element,
+its gap ``g0 > 0`` at the history's ``x``; the wedge is not asked, so that the share rows
+decide alike) and pressing at the evaluated state, is measured from where it touched, ``w
+- lambda (w - w_0)`` (:func:`fembody.contact.friction.landing`,
+:meth:`JunctionContactBlock._landed`), the shift's derivative in the tangent; a landing
+point that sticks keeps its offset moved by the shift. The points a row takes back of the
+element pairs (the concave side's, the faded pair's) still tie at the step's start, as the
+spatial pairs do where the share rows take them back (``BeamContactBlock.held``).
+
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
 elements at its junction (before the start of one, beyond the end of the other) and no
@@ -361,7 +371,7 @@ import numpy as np
 from ..rotations import exp as _rot_exp
 from ._kernels import chord_cosines
 from .cone import ConePoints, cone_points
-from .friction import Coulomb, History, coulomb
+from .friction import Coulomb, History, coulomb, landing
 from .friction import anchor_layout as _anchor_layout, anchor_pack as _anchor_pack
 from .geometry import beyond_node, closest_crossing, closest_node, distance, past_end
 from .line import point_part, ramp_lengths, switch, weight
@@ -1061,8 +1071,15 @@ class JunctionContactBlock(ContactRows):
         return self._frictions(x, history, tangent)[:5]
 
     def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
+        """:meth:`_friction` and, sixth, the rows' second points
+        (:class:`fembody.contact.share.SecondPoint`): :meth:`_frictions_landed` without the
+        landing points."""
+        return self._frictions_landed(x, history, tangent)[:6]
+
+    def _frictions_landed(self, x: np.ndarray, history: History | None, tangent: bool):
         """:meth:`_friction` and, sixth, the rows' second points (:class:`fembody.contact.share.SecondPoint`): the
-        friction a row takes back of the kept pair it fades.
+        friction a row takes back of the kept pair it fades; seventh, the first points that
+        land in the step, ``(rows, shift)`` (None: none; :meth:`_landed`).
 
         A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
         back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
@@ -1104,18 +1121,10 @@ class JunctionContactBlock(ContactRows):
         t_a = np.where(node, anchor[:, 1], 0.0)
         ca = self._anchor_coefficients(t_a)
         md = self.X[0].size
-        # at the surfaces (**Friction**): the node's and the element's tied section vectors
-        # carried by P's rotation and the element's blend (share.node_surface)
         rot = self._tied_width > 0 and k > md
         if rot:
             anchor = self._resolved(anchor, h.x)
-            R3 = _rot_exp(x[:, md:md + 3 * d].reshape(n, 3, d))
-            v, Gv = node_surface(R3, t_a, anchor[:, 2 + d:])
-            # (the offset o - v, summed in the share rows' order: share._node_friction)
-            w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - (
-                anchor[:, 2:2 + d] - v)
-        else:
-            w = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3]) - anchor[:, 2:2 + d]
+        w, R3, Gv = self._node_relative(x, anchor, t_a)
         dw = None
         if tangent:
             dN = np.where(node[:, None], dN, 0.0)
@@ -1124,6 +1133,7 @@ class JunctionContactBlock(ContactRows):
                 dw[:, np.arange(d), a * d + np.arange(d)] = ca[:, a:a + 1]
             if rot:
                 dw[:, :, md:md + 3 * d] = Gv
+        w, dw, land = self._landed(x, h, anchor, t_a, N, w, dw)
         c = coulomb(w, nrm, N, self.kt, self.mu_s, self.mu_k, sliding, dw, dn, dN)
         F = np.zeros((n, k))
         F[:, :3 * d] = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 3 * d)
@@ -1174,7 +1184,67 @@ class JunctionContactBlock(ContactRows):
             two.stored[fr] = -s * w2 * c2.stored
             two.params[fr], two.N[fr] = p2, N2
             two.anchor[fr] = a2
-        return F, K, c, params, N, two
+        return F, K, c, params, N, two, land
+
+    def _node_relative(self, x: np.ndarray, anchor: np.ndarray, t_a: np.ndarray):
+        """The rows' own points' tied relative position ``w (n, d)`` [m] at the gathered
+        ``x`` with the first points' anchors ``anchor`` (resolved at the surfaces) at the
+        element's parameters ``t_a (n,)``: ``P - x_A(t_a) - o`` and at the surfaces (a
+        spatial frictional block reading rotations, **Friction**) ``P + R_P a_P - x_A(t_a) -
+        M_A(t_a) a_E - o``, with the rotations ``(n, 3, 3, 3)`` of ``(P, a0, a1)`` and the
+        carried vectors' derivative ``(n, d, 3 d)`` (:func:`fembody.contact.share
+        .node_surface`; else None, None)."""
+        n, d, md = len(x), self.dim, self.X[0].size
+        ca = self._anchor_coefficients(t_a)
+        xa = np.einsum("pm,pmi->pi", ca, self.positions(x)[:, :3])
+        if not (self._tied_width > 0 and x.shape[1] > md):
+            return xa - anchor[:, 2:2 + d], None, None
+        # the node's and the element's tied section vectors carried by P's rotation and
+        # the element's blend (share.node_surface)
+        R3 = _rot_exp(x[:, md:md + 3 * d].reshape(n, 3, d))
+        v, Gv = node_surface(R3, t_a, anchor[:, 2 + d:])
+        # (the offset o - v, summed in the share rows' order: share._node_friction)
+        return xa - (anchor[:, 2:2 + d] - v), R3, Gv
+
+    def _landed(self, x: np.ndarray, h: History, anchor: np.ndarray, t_a: np.ndarray,
+                N: np.ndarray, w: np.ndarray, dw: np.ndarray | None):
+        """The rows' own points' tied relative positions ``w (n, d)`` (and derivatives ``dw
+        (n, d, k)``, None without the tangent) with the points that land inside the step
+        (open at its start: the node's foot on the element's line inside the element and
+        its gap ``g0 > 0`` at the history's ``x``; pressing at ``x``: ``N > 0``) measured
+        from where they touched
+        (:func:`fembody.contact.friction.landing`, ``w_0`` :meth:`_node_relative` at the
+        step's start with the same anchors ``anchor``), and ``(rows, shift)`` of those (None
+        if none lands): ``w - shift``, ``dw - d shift``, ``lambda`` following the gap (its
+        gradient on ``(P, a0, a1)``). The step-start gaps are measured per evaluation (the
+        live rows: a few), from the history alone. The arrays given are not written."""
+        pressed = np.flatnonzero(N > 0.0)
+        if not pressed.size:
+            return w, dw, None
+        # (the node's distance to the element's line with its foot inside the element, the
+        # wedge not asked: as the share rows measure the same point's, CrossingShareBlock
+        # ._node_landed, so that their take-back lands with it)
+        X = self.X[pressed]
+        p0 = (X + self._translations(h.x[pressed]).reshape(X.shape))[:, :3]
+        t0, ok0 = closest_node(p0)
+        g0 = distance("node", p0, t0, False)[0] - self.radius[pressed]
+        rows = pressed[ok0 & (g0 > 0.0)]
+        g0 = g0[ok0 & (g0 > 0.0)]
+        if not rows.size:
+            return w, dw, None
+        g1, _, G, _ = self.gaps(x)
+        w0 = self._node_relative(h.x, anchor, t_a)[0][rows]
+        if dw is None:
+            shift = landing(g0, g1[rows], w0, w[rows])[0]
+        else:
+            dg = np.zeros((len(rows), dw.shape[2]))
+            dg[:, :G.shape[1]] = G[rows]
+            shift, dshift = landing(g0, g1[rows], w0, w[rows], dg, dw[rows])
+            dw = dw.copy()
+            dw[rows] -= dshift
+        w = w.copy()
+        w[rows] -= shift
+        return w, dw, (rows, shift)
 
     def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
                 pair: np.ndarray, tangent: bool):
@@ -1327,17 +1397,21 @@ class JunctionContactBlock(ContactRows):
         """The history after an accepted step that ended at ``x``, the energy [J] the
         step's slip dissipated and the energy held by the tangential springs [J] (as
         :meth:`fembody.contact.beams.BeamContactBlock.advance`)."""
-        F, f, slipping, ds, stored, params, N, live, two = self._friction_state(x, history)
+        F, f, slipping, ds, stored, params, N, live, two, moved = self._friction_state(
+            x, history)
         return self._after(x, history, F, f, slipping, ds, stored, params, N, two,
-                           history.work(F, x, live, self.X[0].size if self.surface else None))
+                           history.work(F, x, live, self.X[0].size if self.surface else None),
+                           moved)
 
     def _after(self, x: np.ndarray, history: History, F, f, slipping, ds, stored, params, N,
-               two: SecondPoint, work: float) -> tuple[History, float, float]:
+               two: SecondPoint, work: float, moved=None) -> tuple[History, float, float]:
         """:meth:`advance` from the return mapping at ``x`` (the rows' friction forces ``F``,
         their first points' tangential forces ``f``, slip flags, slips ``ds``, springs'
         energies ``stored``, parameters and normal forces ``N``; their second points
         ``two``) and the step's friction ``work`` [J]: a sticking point keeps its anchor, a
-        slipping one moves to its elastic slip, an open one follows its closest point."""
+        slipping one moves to its elastic slip, an open one follows its closest point.
+        ``moved`` ``(rows, shift)`` (default None: none): the first points that landed in
+        the step (:meth:`_landed`), whose offsets a sticking one keeps moved by ``shift``."""
         d, tw = self.dim, self._tied_width
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
@@ -1351,6 +1425,9 @@ class JunctionContactBlock(ContactRows):
                 kept = kept.copy()
                 kept[keep] = self._take(np.flatnonzero(keep))._resolved(kept[keep],
                                                                         history.x[keep])
+        if moved is not None:   # (w is linear in o: w - shift is w from o + shift)
+            kept = kept.copy()
+            kept[moved[0], 2:2 + d] += moved[1]
         first = np.where(keep[:, None], kept, fresh)
         on2 = two.N > 0.0
         fresh = np.concatenate([two.params, -two.f / self.kt[:, None]], axis=1)
@@ -1371,35 +1448,39 @@ class JunctionContactBlock(ContactRows):
         second points (:class:`fembody.contact.share.SecondPoint`). The return mapping runs on the live rows alone
         (:meth:`live`): an idle row has no normal force, hence no friction force, slip or
         stored energy; its parameters are its closest point's, and it has no second
-        point."""
+        point. Last the first points that landed in the step, ``(rows, shift)`` (None:
+        none; :meth:`_landed`)."""
         live = self.live(x)
         if live.size == len(self):
-            F, _, c, params, N, two = self._frictions(x, history, False)
-            return F, c.f, c.slipping, c.ds, c.stored, params, N, live, two
+            F, _, c, params, N, two, moved = self._frictions_landed(x, history, False)
+            return F, c.f, c.slipping, c.ds, c.stored, params, N, live, two, moved
         n, d = len(self), self.dim
         F, f = np.zeros(x.shape), np.zeros((n, d))
         slipping, ds, stored, N = np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n), np.zeros(n)
         z = self._closest(self.positions(x))[0]
         params = np.column_stack([np.zeros(n), z[:, 0]])
         two = SecondPoint.none(n, d, width=2 + d + self._tied_width)
+        moved = None
         if live.size:
             h = History(*(a[live] for a in history))
             # (the live rows' parameters are their points' own: a row taking back a pair
             # keeps that pair's coded parameters, so its anchor stays the pair's)
-            Fl, _, c, params[live], N[live], tl = self._take(live)._frictions(x[live], h,
-                                                                            False)
+            Fl, _, c, params[live], N[live], tl, moved = self._take(live)._frictions_landed(
+                x[live], h, False)
+            if moved is not None:
+                moved = (live[moved[0]], moved[1])
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
             for a, b in zip(two, tl):
                 a[live] = b
-        return F, f, slipping, ds, stored, params, N, live, two
+        return F, f, slipping, ds, stored, params, N, live, two, moved
 
     def _advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """:meth:`advance` with the return mapping on every row (the reference of the tests)."""
-        F, _, c, params, N, two = self._frictions(x, history, False)
+        F, _, c, params, N, two, moved = self._frictions_landed(x, history, False)
         work = history.work(F, x, md=self.X[0].size if self.surface else None)
         return self._after(x, history, F, c.f, c.slipping, c.ds, c.stored, params, N, two,
-                           work)
+                           work, moved)
 
     def forces(self, x: np.ndarray, v, tangent: bool, history: History | None = None):
         """Internal forces ``(n, 5 d)`` [N] and (``tangent``) stiffness at the gathered

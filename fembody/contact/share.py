@@ -408,7 +408,12 @@ tied by :func:`node_ties` at the node's and the element's beams' radii, the pair
 element's and the junction's), so the block reads all eight nodes' rotations (``dofs (n,
 16 d)``: the element ``c -> f`` ends at a far node) and the take-back equals the
 junction row's point to round-off, tied where it is first read as the junction row ties
-an opened point (:meth:`CrossingShareBlock._node_resolved`).
+an opened point (:meth:`CrossingShareBlock._node_resolved`). **Landing inside a step**
+(issue 33): the kink node's point lands as the junction row's own point does
+(:meth:`CrossingShareBlock._node_landed`, the same gap at the step's start: the node's
+distance to the element's line with its foot inside the element), so the take-back stays
+that point's; the pair's point it takes back still ties at the step's start, as the pair
+itself does where share rows take it back (``BeamContactBlock.held``).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
@@ -421,7 +426,7 @@ import numpy as np
 
 from ..rotations import exp as _rot_exp
 from .cone import ConePoints, no_points
-from .friction import History, anchor_layout, anchor_pack, coulomb
+from .friction import History, anchor_layout, anchor_pack, coulomb, landing
 from .sections import carried, carried_moment_tangent, tie
 from .geometry import closest_crossing, closest_node, distance, line_points, past_end
 from .line import ALPHA_LINE, point_part, ramp_lengths, switch, weight
@@ -1315,6 +1320,7 @@ class CrossingShareBlock(ContactRows):
                         dw = np.concatenate([dw, Gv], axis=2)
                         dn = np.concatenate([dn, np.zeros_like(dn)], axis=2)
                         dN = np.concatenate([dN, np.zeros_like(dN)], axis=1)
+                wv, dw, a2 = self._node_landed(h, rr, sp, a2, g, gr, wv, dw, rot)
                 c2 = coulomb(wv, gr[:, :d], -kon * g, self.kt[rr], self.mu_s[rr],
                              self.mu_k[rr], sl2, dw, dn, dN)
                 # taken back where the row takes back the node's energy, else run alone
@@ -1354,6 +1360,48 @@ class CrossingShareBlock(ContactRows):
                 two.params[rr] = np.column_stack([np.full(ns, mark), t])
                 two.N[rr], two.weight[rr], two.anchor[rr] = -kon * g, wt, a2
         return F, K, c, a, N, two
+
+    def _node_landed(self, h: History, rr: np.ndarray, sp, a2: np.ndarray, g: np.ndarray,
+                     gr: np.ndarray, w: np.ndarray, dw: np.ndarray | None, rot: bool):
+        """The kink node points of the rows ``rr`` (:meth:`_frictions`; slots ``sp`` = (p,
+        c, f), second anchors ``a2``, gaps ``g`` and their gradients ``gr (g, 3 d)`` at the
+        evaluated state) with the points that land inside the step measured from where they
+        touched, as the junction row of the node measures its own point
+        (:meth:`fembody.contact.junction.JunctionContactBlock._landed`): open at the step's
+        start (the node's projection inside ``c -> f`` with a gap ``g0 > 0`` at the
+        history's ``x``), pressing now: ``w - shift`` (``w`` ``(g, d)``), ``dw - d shift``
+        (``dw`` on the point's columns, None without the tangent) and the anchors with
+        those points' offsets moved by the shift (what the mapping measured from: a
+        sticking point keeps it). The arrays given are not written."""
+        pressed = np.flatnonzero(g < 0.0)
+        if not pressed.size:
+            return w, dw, a2
+        d = self.dim
+        p0 = (self.X[rr] + self._translations(h.x[rr]).reshape((len(rr),) + self.X.shape[1:])
+              )[:, sp]
+        t0, ok0 = closest_node(p0)
+        g0 = distance("node", p0, t0, False)[0] - self.radius[rr]
+        land = pressed[ok0[pressed] & (g0[pressed] > 0.0)]
+        if not land.size:
+            return w, dw, a2
+        t_a = a2[land, 1]
+        ca = np.column_stack([np.ones(land.size), t_a - 1.0, -t_a])
+        w0 = np.einsum("pm,pmi->pi", ca, p0[land]) - a2[land, 2:2 + d]
+        if rot:
+            R0 = self._node_rotations(h.x[rr[land]], sp)
+            w0 = w0 + node_surface(R0, t_a, a2[land, 2 + d:])[0]
+        if dw is None:
+            shift = landing(g0[land], g[land], w0, w[land])[0]
+        else:
+            dg = np.zeros((land.size, dw.shape[2]))
+            dg[:, :3 * d] = gr[land]
+            shift, dshift = landing(g0[land], g[land], w0, w[land], dg, dw[land])
+            dw = dw.copy()
+            dw[land] -= dshift
+        w, a2 = w.copy(), a2.copy()
+        w[land] -= shift
+        a2[land, 2:2 + d] += shift
+        return w, dw, a2
 
     def advance(self, x: np.ndarray, history: History) -> tuple[History, float, float]:
         """The history after an accepted step that ended at ``x``, the energy [J] the
