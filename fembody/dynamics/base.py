@@ -262,7 +262,9 @@ class Integrator:
         predictor of beam contacts, :func:`fembody.simulate`) after a step that closed on
         the residual test, whose last evaluation was at its end state: on the frictionless
         bundle of benchmarks/beam_bundle.py nearly one force pass per step (the figures:
-        key ``fnewt_33`` of benchmarks/results/beam_bundle.json)."""
+        key ``fnewt_33`` of benchmarks/results/beam_bundle.json). Not where the element
+        pass adds the masses' ``M q''`` along with the forces (``bp`` given and the
+        System's ``fused_mass``, in the planar space): that pass reads the accelerations."""
         s = self.sys
         self.n_residual += 1
         free = s.free
