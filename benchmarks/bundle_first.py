@@ -52,13 +52,15 @@ WINDOWS = {"w1": (1, None), "w15": (15, None), "w60": (60, None), "w60_rho0": (6
 CONFIGS = ("none/held", "frictionless/held", "frictionless/fresh", "frictionless/modified",
            "frictionless/close0.01", "frictionless/close0.1")
 AB = ("none/held", "frictionless/held", "friction/held")
-WHAT = ("nfree-33 (issue 33, speed: the frictionless bundle's cost over the contact-free one "
-        "and the step's first increment). benchmarks/bundle_first.py on beam_bundle.py's "
-        "bundle (10 beams x 100 elements, h = 1 ms); per round and configuration a fresh "
-        "process (2 warm-up steps, then runs from rest of 1, 15, 60 steps and 60 at rho_inf "
-        "0), rounds interleaved with the order alternated, OPENBLAS_NUM_THREADS=1, 2-core AMD "
-        "EPYC shared with other helper sessions (load at each process's start); ms = CPU per "
-        "step (time.process_time); newton / evals / factor per step; dq_vs_ref the largest "
+WHAT = ("issue 33, speed: the frictionless bundle's cost over the contact-free one "
+        "and the step's first increment (nfree-33; passes by fnewt-33). "
+        "benchmarks/bundle_first.py on beam_bundle.py's bundle (10 beams x 100 elements, "
+        "h = 1 ms); per round and configuration a fresh process (2 warm-up steps, then runs "
+        "from rest of 1, 15, 60 steps and 60 at rho_inf 0), rounds interleaved with the "
+        "order alternated, OPENBLAS_NUM_THREADS=1, 2-core AMD EPYC shared with other "
+        "helper sessions (load at each process's start); ms = CPU per step "
+        "(time.process_time); newton / evals / passes (evaluations that ran the element "
+        "and contact forces) / factor per step; dq_vs_ref the largest "
         "difference of the final q from the same round's frictionless/held run (ab: the "
         "first tree's run of the same variant) [m]; steady = "
         "(15 w15 - w1) / 14, the CPU per step of steps 2 to 15.")
@@ -91,8 +93,11 @@ def _one(config: str) -> dict:
         res = fb.simulate(system, t_end=steps * 1e-3, dt=1e-3, **kwr)
         cpu = time.process_time() - t0
         st, n = res.stats, res.stats["n_steps"]
+        # passes: the evaluations that ran the element and contact forces (the others took
+        # the forces of the evaluation before at the same q, Integrator.evaluate)
         out[w] = dict(ms=1e3 * cpu / n, newton=st["n_newton"] / n,
                       evals=st["n_residual"] / n, factor=st["n_factor"] / n, steps=n,
+                      passes=(st["n_residual"] - st.get("n_forces_reused", 0)) / n,
                       q=np.asarray(res.q[-1]).tolist())
     out["steady_ms"] = (15 * out["w15"]["ms"] - out["w1"]["ms"]) / 14
     out["fembody"] = os.path.dirname(fb.__file__)
@@ -123,7 +128,8 @@ def rounds(n: int, key: str, trees: dict | None = None) -> None:
             print(f"round {rnd + 1} {config:<22} {tree or '':<7} (load {load:.1f}) steady "
                   f"{r['steady_ms']:6.1f} ms  " + "  ".join(
                       f"{w} {r[w]['ms']:6.1f} ms n {r[w]['newton']:.2f} e {r[w]['evals']:.2f} "
-                      f"f {r[w]['factor']:.2f}" for w in WINDOWS), flush=True)
+                      f"p {r[w]['passes']:.2f} f {r[w]['factor']:.2f}" for w in WINDOWS),
+                  flush=True)
     first = next(iter(trees)) if trees else None
     for r in runs:
         variant = r["config"].split("/")[0]

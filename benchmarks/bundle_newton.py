@@ -123,8 +123,11 @@ def main() -> None:
                f"ms_per_step_15_to_{args.steps - 1}": 1e3 * (tn - tw) / (args.steps - WINDOW),
                "ms_per_step_window": 1e3 * tw / WINDOW,
                "ms_per_step_all": 1e3 * tn / n,
-               "counters_per_step": {k: round(st[k] / n, 3) for k in
-                                     ("n_newton", "n_residual", "n_tangent", "n_factor")},
+               # (n_forces_reused: evaluations that took the forces of the one before at the
+               # same q, Integrator.evaluate; absent before fnewt-33)
+               "counters_per_step": {k: round(st.get(k, 0) / n, 3) for k in
+                                     ("n_newton", "n_residual", "n_forces_reused",
+                                      "n_tangent", "n_factor")},
                "n_rejected": st["n_rejected"]}
         if per_step:
             row["trace"] = {"first_step": phase(per_step, 0, 1),

@@ -40,6 +40,22 @@ def initial_state(system: System, q0: np.ndarray | None, v0: np.ndarray | None
     return q, v
 
 
+def forces_of_q_alone(system: System) -> bool:
+    """Whether ``system``'s internal forces (:meth:`fembody.system.System.internal_forces`)
+    are a function of the configuration alone, so that two evaluations at the same ``q``
+    give the same numbers: no damping (no element or spring with strain-rate damping, no
+    Rayleigh term: those read ``q'``) and no contact whose forces read a state the run
+    changes between evaluations (Coulomb friction's anchors, planar beam pairs' sides,
+    penalty contacts' approach speeds: :class:`fembody.contact.ContactState`, moved after
+    each accepted step)."""
+    if system.rayleigh[0] != 0.0 or system.rayleigh[1] != 0.0:
+        return False
+    if any(getattr(b, "Dd", None) is not None for b in system.stiffness_blocks):
+        return False
+    return not any(getattr(system, name, None) for name in
+                   ("friction_blocks", "side_blocks", "penalty_blocks"))
+
+
 class Integrator:
     """Base class of the time integrators (the shape of SciPy's ``OdeSolver``).
 
@@ -57,8 +73,10 @@ class Integrator:
        :class:`fembody.run.redundancy.RankWatch` checks B there). :meth:`step` sets it to
        None first.
     3. :meth:`step` calls ``_step_impl`` and keeps the counters: ``n_residual`` (residual
-       evaluations), ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations),
-       ``n_solve``, ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
+       evaluations), ``n_forces_reused`` (of those, the ones that took the internal
+       forces of the evaluation before, at the same configuration: :meth:`evaluate`),
+       ``n_tangent`` (tangent assemblies), ``n_factor`` (factorisations), ``n_solve``,
+       ``n_newton`` (Newton iterations), ``n_steps``, ``n_rejected``.
     4. Configurations ``q`` (``nq`` entries) move only through the System's configuration
        space (``sys.update``, ``sys.space.update_free``) and are measured only with
        ``sys.difference``; velocities, accelerations and increments have ``n_dof`` entries.
@@ -82,6 +100,9 @@ class Integrator:
     _floor_maps = None
     _floor_rows = _r = None
     _floor_wanted = False
+    _forces_at = None
+    _forces_of_q = None
+    n_forces_reused = 0
 
     def __init__(self, system: System, t0: float = 0.0,
                  rows: RedundantRows | None = None) -> None:
@@ -95,6 +116,13 @@ class Integrator:
         self.rows = RedundantRows() if rows is None else rows
         self.t = float(t0)
         self.n_residual = self.n_tangent = self.n_newton = 0
+        # the internal forces of the last evaluation and its configuration, where they are a
+        # function of q alone (:func:`forces_of_q_alone`): an evaluation without the tangent
+        # at the same q takes them instead of a pass over the elements and contacts
+        # (:meth:`evaluate`; ``n_forces_reused`` counts those)
+        self._forces_of_q = forces_of_q_alone(self.sys)
+        self._forces_at: tuple[np.ndarray, np.ndarray] | None = None
+        self.n_forces_reused = 0
         # the residual's round-off floor [N] at the last tangent (round_off_floor: the
         # residual test's least tolerance) and what it reads of the System, made when used
         self.floor = 0.0
@@ -164,7 +192,8 @@ class Integrator:
 
     @property
     def counters(self) -> dict:
-        return dict(n_residual=self.n_residual, n_tangent=self.n_tangent,
+        return dict(n_residual=self.n_residual, n_forces_reused=self.n_forces_reused,
+                    n_tangent=self.n_tangent,
                     n_factor=self.n_factor, n_solve=self.n_solve, n_newton=self.n_newton,
                     n_steps=self.n_steps, n_rejected=self.n_rejected)
 
@@ -224,7 +253,18 @@ class Integrator:
         matrices. ``bp`` [1/s^2]: the iteration matrix's factor of M; given, a constant mass
         is added into the stiffness-like matrix as ``bp M`` by the element pass itself
         (:meth:`fembody.system.System.internal_inertial_forces`) and the mass matrix returned
-        is None. ``out``: the array to hold K (see System.internal_forces)."""
+        is None. ``out``: the array to hold K (see System.internal_forces).
+
+        Where the internal forces are a function of q alone (:func:`forces_of_q_alone`), an
+        evaluation without the tangent at the configuration of the last evaluation (equal
+        values) takes that evaluation's internal forces instead of a pass over the elements
+        and contacts: the same numbers. It happens at the start of a step from q1 = q (the
+        predictor of beam contacts, :func:`fembody.simulate`) after a step that closed on
+        the residual test, whose last evaluation was at its end state: on the frictionless
+        bundle of benchmarks/beam_bundle.py nearly one force pass per step (the figures:
+        key ``fnewt_33`` of benchmarks/results/beam_bundle.json). Not where the element
+        pass adds the masses' ``M q''`` along with the forces (``bp`` given and the
+        System's ``fused_mass``, in the planar space): that pass reads the accelerations."""
         s = self.sys
         self.n_residual += 1
         free = s.free
@@ -232,7 +272,16 @@ class Integrator:
         if fused:
             fint, fin, K, C = s.internal_inertial_forces(q, v, qdd, bp, tangent, out)
         else:
-            fint, K, C = s.internal_forces(q, v, tangent, out)
+            at = self._forces_at
+            if not tangent and at is not None and np.array_equal(at[0], q):
+                # the forces of this very configuration, evaluated last (a step closed on
+                # the residual test and the next one starts from q1 = q): the same numbers
+                fint, K, C = at[1].copy(), None, None
+                self.n_forces_reused += 1
+            else:
+                fint, K, C = s.internal_forces(q, v, tangent, out)
+            if self._forces_of_q:
+                self._forces_at = (q.copy(), fint.copy())
         # offset rigid bodies: masses, inertial forces and weights in one pass
         one_pass = not fused and s.one_pass_dynamics
         if one_pass:
