@@ -196,12 +196,10 @@ class OrderedSuperLU:
         self.analyses = 0            # orderings made (a diagnostic)
 
     def _same_pattern(self, A) -> bool:
-        if self._pattern is None:
-            return False
-        indptr, indices = self._pattern
-        return (indices is A.indices and indptr is A.indptr) or (
-            indptr.shape == A.indptr.shape and indices.shape == A.indices.shape
-            and np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices))
+        # (SciPy wraps a System's pattern arrays in new whole views for every matrix: known
+        # at once by the arrays owning them, not by comparing a contact model's stored
+        # pattern entry by entry at every factorisation)
+        return self._pattern is not None and same_pattern(self._pattern, (A.indptr, A.indices))
 
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
