@@ -42,7 +42,11 @@ pattern's later matrices. The measure is symbolic: the entries of the Cholesky f
 each pattern after AMD (CHOLMOD's analysis and column counts: seconds and little memory at
 1e6 unknowns, where a trial factorisation of both would hold two factors at once). On the
 tower, the grid and the contact bundle it ranks the two patterns as SuperLU's own fill
-does; without scikit-sparse the nonzeros are taken.
+does; without scikit-sparse the nonzeros are taken. The nonzeros' pattern is measured
+first, and the whole pattern only where the nonzeros' factor is predicted to hold more
+entries than the whole pattern's factor must hold (its diagonal and lower triangle): a
+contact model's stored pattern, mostly the zeros of candidate pairs apart, is then not
+analysed at all (the choice is the same; the figures: the commit that made this rule).
 
 The diagonal threshold. A tangent away from equilibrium (a 3D beam grid's at the first
 Newton iterate under load) is not symmetric, and its rotation rows hold entries far larger
@@ -192,12 +196,10 @@ class OrderedSuperLU:
         self.analyses = 0            # orderings made (a diagnostic)
 
     def _same_pattern(self, A) -> bool:
-        if self._pattern is None:
-            return False
-        indptr, indices = self._pattern
-        return (indices is A.indices and indptr is A.indptr) or (
-            indptr.shape == A.indptr.shape and indices.shape == A.indices.shape
-            and np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices))
+        # (SciPy wraps a System's pattern arrays in new whole views for every matrix: known
+        # at once by the arrays owning them, not by comparing a contact model's stored
+        # pattern entry by entry at every factorisation)
+        return self._pattern is not None and same_pattern(self._pattern, (A.indptr, A.indices))
 
     def factorize(self, A) -> SuperLUFactor:
         """The factor of ``A`` (CSC)."""
@@ -216,8 +218,7 @@ class OrderedSuperLU:
             self._pattern, self.keep_zeros, self._held = (A.indptr, A.indices), None, None
         zeros = bool(A.nnz) and not self.keep_zeros and not np.all(A.data)
         if zeros and self.keep_zeros is None:
-            whole, nz = _predicted_fill(A), _predicted_fill(nonzeros(A))
-            self.keep_zeros = whole is not None and whole < nz
+            self.keep_zeros = _keeps_zeros(A)
         # the stored zeros dropped: the matrix on a kept sub-pattern that holds its nonzeros,
         # whose ordering is kept too ("Kept sub-patterns")
         Anz = self._on_held(A) if zeros and not self.keep_zeros else A
@@ -303,6 +304,32 @@ class PermutedSuperLUFactor(SuperLUFactor):
         x = np.empty_like(b)
         x[self.p] = self.lu.solve(b[self.p])
         return x
+
+
+def _keeps_zeros(A) -> bool:
+    """Whether ``A``'s stored zeros are ordered and factorised as entries (module docstring,
+    "Stored zeros"): the predicted fill of its whole stored pattern (:func:`_predicted_fill`)
+    below that of its nonzeros'. The nonzeros' is measured first; where it is at most
+    :func:`_least_fill` of the stored pattern, which the whole pattern's factor holds under
+    any ordering, the whole pattern cannot fill less and is not analysed (on a contact
+    model, whose stored pattern is mostly the zeros of candidate pairs apart, that analysis
+    was most of the choice's cost). The choice is the comparison's either way."""
+    nz = _predicted_fill(nonzeros(A))
+    if nz is None or nz <= _least_fill(A):
+        return False
+    whole = _predicted_fill(A)
+    return whole is not None and whole < nz
+
+
+def _least_fill(A) -> int:
+    """A lower bound of :func:`_predicted_fill` of ``A`` (CSC, square) under any ordering:
+    the Cholesky factor of the pattern of ``A + A^T`` holds its diagonal and every strictly
+    lower entry of that pattern, at least as many as the strictly lower, or the strictly
+    upper, stored entries of ``A``."""
+    cols = np.repeat(np.arange(A.shape[1], dtype=A.indices.dtype), np.diff(A.indptr))
+    lower = int(np.count_nonzero(A.indices > cols))
+    upper = int(np.count_nonzero(A.indices < cols))
+    return max(lower, upper) + A.shape[0]
 
 
 def _predicted_fill(A) -> int | None:

@@ -49,3 +49,86 @@ def test_stored_zeros_are_dropped_before_superlu():
 def test_a_matrix_without_stored_zeros_is_passed_as_is():
     _, L = banded_with_stored_zeros()
     assert sparse_lu.nonzeros(L) is L
+
+
+def chain_with_candidates(n: int = 3000, reach: int = 12):
+    """A non-symmetric tridiagonal matrix (a chain, diagonally dominant) whose pattern also
+    stores, as zeros, every coupling up to ``reach`` places away (like the candidate pairs of
+    beams in contact, apart, on benchmarks/beam_bundle.py): most stored entries are zeros."""
+    rng = np.random.default_rng(11)
+    T = sp.diags([rng.uniform(-1.0, -0.5, n - 1), rng.uniform(3.0, 4.0, n),
+                  rng.uniform(-1.5, -0.5, n - 1)], [-1, 0, 1], shape=(n, n)).tocsc()
+    T.sort_indices()
+    offsets = [k for k in range(-reach, reach + 1)]
+    pat = sp.diags([np.ones(n - abs(k)) for k in offsets], offsets, shape=(n, n)).tocsc()
+    pat.sort_indices()
+    cols = np.repeat(np.arange(n), np.diff(pat.indptr))
+    values = np.asarray(T[pat.indices, cols]).ravel()
+    return sp.csc_matrix((values, pat.indices, pat.indptr), shape=(n, n)), T
+
+
+def _diagonal_and_lower(A) -> int:
+    """The diagonal and the strictly lower stored entries of ``A`` (a symmetric pattern),
+    counted entry by entry: what a Cholesky factor of its pattern holds under any
+    symmetric ordering."""
+    C = A.tocoo()
+    return A.shape[0] + int(np.count_nonzero(C.row > C.col))
+
+
+def _analysed(monkeypatch) -> list:
+    """The stored entries of every pattern whose fill sparse_lu predicts (CHOLMOD's analysis),
+    recorded as it is asked."""
+    seen = []
+    orig = sparse_lu._predicted_fill
+
+    def counted(A):
+        seen.append(A.nnz)
+        return orig(A)
+    monkeypatch.setattr(sparse_lu, "_predicted_fill", counted)
+    return seen
+
+
+def test_a_mostly_zero_stored_pattern_is_not_analysed(monkeypatch):
+    """(fsolve-33) The choice of "Stored zeros" (sparse_lu's docstring) on a pattern of mostly
+    zeros: the nonzeros' factor (predicted: the chain's 2n - 1 entries) holds fewer entries
+    than the stored pattern's factor must hold under any ordering (its diagonal and lower
+    triangle, ``_least_fill``), so the stored pattern is not analysed (b055c5a analysed it:
+    the whole pattern's 75k entries are in the list and this fails). The choice is the one
+    the comparison of both predictions makes (the nonzeros), kept for the next matrix, and
+    the solves equal the dense solve's to 1e-12."""
+    A, T = chain_with_candidates()
+    assert np.count_nonzero(A.data == 0.0) > 0.85 * A.nnz
+    whole, nz = (sparse_lu._predicted_fill(A),
+                 sparse_lu._predicted_fill(sparse_lu.nonzeros(A)))
+    least = _diagonal_and_lower(A)
+    assert nz == 2 * A.shape[0] - 1 < least <= whole             # the bound holds here
+    seen = _analysed(monkeypatch)
+    lu = sparse_lu.OrderedSuperLU(min_size=1)
+    b = np.random.default_rng(1).standard_normal(A.shape[0])
+    ref = np.linalg.solve(T.toarray(), b)
+    for scale in (1.0, 1.5):                          # a second matrix keeps the choice
+        M = sp.csc_matrix((scale * A.data, A.indices, A.indptr), shape=A.shape)
+        x = lu.factorize(M).solve(b)
+        assert lu.keep_zeros is (whole < nz) is False
+        assert np.max(np.abs(x - ref / scale)) <= 1e-12 * np.max(np.abs(ref / scale))
+    assert A.nnz not in seen
+    assert seen == [T.nnz]
+    assert sparse_lu._least_fill(A) == least
+
+
+def test_the_stored_pattern_is_analysed_where_the_bound_does_not_decide(monkeypatch):
+    """Guard (passes on b055c5a too): where the nonzeros' predicted factor is larger than the
+    bound (the grid of :func:`banded_with_stored_zeros`: a 2-D grid fills), both patterns are
+    analysed and the choice is their comparison's."""
+    A, L = banded_with_stored_zeros()
+    whole, nz = (sparse_lu._predicted_fill(A),
+                 sparse_lu._predicted_fill(sparse_lu.nonzeros(A)))
+    assert nz > _diagonal_and_lower(A)
+    seen = _analysed(monkeypatch)
+    lu = sparse_lu.OrderedSuperLU(min_size=1)
+    b = np.random.default_rng(2).standard_normal(A.shape[0])
+    x = lu.factorize(A).solve(b)
+    assert sorted(seen) == sorted([A.nnz, L.nnz])
+    assert lu.keep_zeros is (whole < nz)
+    ref = np.linalg.solve(L.toarray(), b)
+    assert np.max(np.abs(x - ref)) <= 1e-12 * np.max(np.abs(ref))
