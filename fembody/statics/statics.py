@@ -192,12 +192,17 @@ class _Equilibrium:
             from ..contact.watch import ContactWatch    # (contact loads only when used)
             self.touches = ContactWatch(system, "static")
         # Newton's increments are searched along in models with beam pairs, whose gaps and
-        # point/line weights hold near the surfaces only (_line_search); elsewhere an
-        # increment through a penalty surface is taken whole (a beam laid on a plane at gap
-        # 0 and pressed: 6 -> 10 Newton iterations with the search,
-        # tests/contact/test_surface_band.py). With joints the merit is the Lagrangian at
-        # the increment's multipliers (_newton)
-        self.searches = bool(getattr(system, "beam_contact_blocks", None))
+        # point/line weights hold near the surfaces only (_line_search); with joints the
+        # merit is the Lagrangian at the increment's multipliers (_newton); node contacts
+        # take an increment through their surface whole (test_contact_line_search.py)
+        self.searches = bool(getattr(system, "beam_contact_blocks", None)
+                             or getattr(system, "surface_contact_blocks", None))
+        # ... and in models with rigid surfaces, where only a switch deeper than the
+        # section's radius counts (switched): the gap to a plane is exact far through it,
+        # and a beam lying on it at gap 0, whose first increment presses points 0.6 radii
+        # in, takes the next increment whole (with the search: 6 -> 10 Newton iterations,
+        # tests/contact/test_surface_band.py)
+        self.deep_only = {id(b) for b in getattr(system, "surface_contact_blocks", [])}
         # spatial beam contact rows (pairs, junctions, ends, shares), whose gaps are
         # unsigned: an increment may carry one beam through the other (_short_of_through)
         self.unsigned = [b for b in getattr(system, "beam_contact_blocks", [])
@@ -224,8 +229,19 @@ class _Equilibrium:
     def switched(self, q0: np.ndarray, q1: np.ndarray) -> bool:
         """Some penalty contact row carries energy at one of ``q0``, ``q1`` and not at the
         other (it closed or opened between them: the tangent at ``q0`` had not its
-        stiffness, or had it where ``q1`` has none)."""
-        return any(bool(np.any(a != b)) for a, b in zip(self.touching(q0), self.touching(q1)))
+        stiffness, or had it where ``q1`` has none); a rigid surface's row (:attr:`deep_only`)
+        only where it has closed deeper than its section's radius at ``q1``: the beam's
+        axis through the surface (a cylinder's or sphere's gap turns round past the axis;
+        a row without a radius, a node, never counts)."""
+        for b, a0, a1 in zip(self.contact_blocks, self.touching(q0), self.touching(q1)):
+            changed = a0 != a1
+            if id(b) in self.deep_only and changed.any():
+                g, on = b.contact_gaps(self.sys.pose(b, q1))
+                deep = on & (g < -b.radius) & (b.radius > 0.0)
+                changed = changed & deep if deep.shape == changed.shape else deep
+            if np.any(changed):
+                return True
+        return False
 
     def through(self, q: np.ndarray) -> list[np.ndarray]:
         """Per spatial beam contact block (:attr:`unsigned`), which of its rows have their

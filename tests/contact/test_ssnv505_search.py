@@ -93,3 +93,46 @@ def test_friction_pressed_spatial_or_welded_in_the_steps_asked(planar, dim, weld
     r, d = _deflection(*_ssnv505(dim=dim, weld=weld, mu=0.3), **SLIP)
     assert len(r) == 4 and r.stats["n_newton"] <= 60        # (guard)
     assert d == pytest.approx(planar[0.3], rel=1e-9)
+
+
+def _on_surface(kind, mu=0.0):
+    """(model, C): beam 2 alone pressed on a rigid ``kind`` ('plane' at beam 1's upper
+    surface, or 'cylinder' of radius 0.1 m whose top is there, at x = 1 m) in place of beam
+    1, with friction ``mu`` (ssnv505m's tangential penalty)."""
+    m = fb.Model()
+    b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=20, material=AST,
+                    section=AST_SEC)
+    m.fix(b2.last)
+    m.add_force(b2.nodes[7], (0.0, -FORCE))
+    top = 63.5 * MM / 2
+    surface = (fb.Plane((0.0, top), (0.0, 1.0)) if kind == "plane" else
+               fb.Cylinder((1.0, top - 0.1), radius=0.1))
+    kw = dict(friction=mu, tangential_stiffness=1e8) if mu else {}
+    m.add_surface_contact(b2, surface, radius=top, stiffness=1e8, **kw)
+    return m, b2.nodes[7]
+
+
+def test_a_beam_pressed_on_a_cylinder_in_the_steps_asked():
+    """Frictionless, on the cylinder: C deflects as in 16 load steps to 1e-9 (the
+    equilibrium does not depend on the path; measured equal), in the 4 load steps asked (a
+    labelled guard: at most 40 Newton iterations, measured 27; b055c5a took 10 accepted
+    steps and 314 iterations, a row through the cylinder's flank and back at each)."""
+    r, d = _deflection(*_on_surface("cylinder"))
+    assert len(r) == 4 and r.stats["n_newton"] <= 40        # (guard)
+    m, c = _on_surface("cylinder")
+    r16 = fb.static(m, steps=16, stability="check")
+    assert d == pytest.approx(-r16.displacement(c)[-1][1], rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["plane", "cylinder"])
+def test_friction_on_a_rigid_surface_in_the_steps_asked(kind):
+    """With mu 0.3 on the plane or the cylinder: in the 4 load steps asked (a labelled
+    guard: at most 40 Newton iterations, measured 30 / 28; b055c5a took 8 / 13 accepted
+    steps and 224 / 523 iterations, the tip's contact opening and closing), and C within
+    2e-6 of the 64-step path's (friction's answer depends on the path: measured 5.7e-7 /
+    6.0e-7, 16 steps 1.1e-8 / 7e-9)."""
+    r, d = _deflection(*_on_surface(kind, 0.3), **SLIP)
+    assert len(r) == 4 and r.stats["n_newton"] <= 40        # (guard)
+    m, c = _on_surface(kind, 0.3)
+    fine = fb.static(m, steps=64, **SLIP)
+    assert d == pytest.approx(-fine.displacement(c)[-1][1], rel=2e-6)
