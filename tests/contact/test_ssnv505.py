@@ -96,11 +96,12 @@ def test_fembody_matches_the_large_displacement_reference_before_contact():
     assert 0.005 < (lin + r.displacement(C)[-1][1]) / lin < 0.011
 
 
-def _contact_phase(n: int, force: float, steps: int = 4, **friction):
+def _contact_phase(n: int, force: float, steps: int = 4, unstable: str = "auto",
+                   **friction):
     """Both cantilevers of ssnv505 with ``n`` elements each, beam 2's tip free to rest on
     beam 1 (penalty 1e8 N/m), ``force`` [N] down at C, ``friction`` the contact's Coulomb
     arguments (none: frictionless; ssnv505m's in test_ssnv505m.py): the static result
-    (``steps`` load steps), the two beams and C."""
+    (``steps`` load steps, the stability check's ``unstable``), the two beams and C."""
     m = fb.Model()
     b1 = m.add_beam((0.0, 0.0), (2032 * MM, 0.0), n=n, material=MAT, section=SEC)
     b2 = m.add_beam((914.4 * MM, 508 * MM), (2946.4 * MM, 508 * MM), n=n, material=MAT,
@@ -111,7 +112,7 @@ def _contact_phase(n: int, force: float, steps: int = 4, **friction):
     assert C.position[0] == pytest.approx(1625.6 * MM)
     m.add_force(C, (0.0, -force))
     m.add_beam_contact(b1, b2, radius=HY / 2, stiffness=1e8, margin=0.5, **friction)
-    r = fb.static(m, steps=steps, stability="check")
+    r = fb.static(m, steps=steps, stability="check", unstable=unstable)
     assert r.load_factor[-1] == pytest.approx(1.0)
     return r, b1, b2, C
 
