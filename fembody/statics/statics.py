@@ -546,9 +546,11 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         12, halvings). In a model with beam contacts, an increment that closes or opens a
         contact row and overshoots the equilibrium on its line is shortened by a line search
         (this module's ``_line_search``, on the Lagrangian where there are joints; its
-        residuals in ``stats['n_line_search']``); in a spatial one, an increment (or the
-        load step's predictor) that would carry a beam through another is first stopped
-        short of that (``_short_of_through``). The residual test is unchanged.
+        residuals in ``stats['n_line_search']``); in a spatial one, an increment that would
+        carry a beam through another is first stopped short of that
+        (``_short_of_through``). A load step's predictor (the extrapolation of the last two
+        equilibria) that opens or closes a contact row, or goes through, is dropped for the
+        last equilibrium. The residual test is unchanged.
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
         'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
@@ -960,9 +962,13 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
             # predictor) costs no factorisation of its own
             guess = q if q_prev is None or eq.factored_at is q else s.space.update(
                 q, (dl / dl_prev) * s.difference(q, q_prev))
-            if guess is not q and eq.unsigned and eq.goes_through(guess, eq.through(q)):
-                # (the extrapolation carries a beam through another where spatial gaps
-                # are unsigned, as a Newton increment may: _short_of_through)
+            if guess is not q and eq.searches and (
+                    eq.unsigned and eq.goes_through(guess, eq.through(q))
+                    or any(np.any(a != b) for a, b in zip(eq.touching(q), eq.touching(guess)))):
+                # (an extrapolation that opens or closes a contact starts Newton where the
+                # last equilibrium's contacts no longer hold, or carries a beam through
+                # another where spatial gaps are unsigned, as a Newton increment may
+                # (_short_of_through): Newton starts from the last equilibrium instead)
                 guess = q
             # (a cut starts again from q only where this attempt starts there: the predictor
             # of a cut step is another state, whose tangent no kept factor serves)
