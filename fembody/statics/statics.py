@@ -199,9 +199,9 @@ class _Equilibrium:
                              or getattr(system, "surface_contact_blocks", None))
         # ... and in models with rigid surfaces, where only a switch deeper than the
         # section's radius counts (switched): the gap to a plane is exact far through it,
-        # and a beam lying on it at gap 0, whose first increment presses points 0.6 radii
-        # in, takes the next increment whole (with the search: 6 -> 10 Newton iterations,
-        # tests/contact/test_surface_band.py)
+        # and a beam lying on it at gap 0, whose first increment presses its points less
+        # than a radius in (the free tip's deflection: 0.6 radii), takes the next increment
+        # whole (searched: 6 -> 10 Newton iterations, tests/contact/test_surface_band.py)
         self.deep_only = {id(b) for b in getattr(system, "surface_contact_blocks", [])}
         # spatial beam contact rows (pairs, junctions, ends, shares), whose gaps are
         # unsigned: an increment may carry one beam through the other (_short_of_through)
@@ -854,9 +854,8 @@ def _short_of_through(eq: _Equilibrium, q0: np.ndarray, q1: np.ndarray,
     with the tip through the other beam, their axes crossing at distance 0 (a penetration of
     the whole contact distance, a ModelError on acceptance). Short of that state the penalty
     holds the pair by far more than the loads, the work along the increment has turned,
-    and the line search (:func:`_line_search`) finds its root there. The converged states
-    the residual test accepts are not changed: only states no equilibrium within the
-    contact's tolerance has are left out of the iterates."""
+    and the line search (:func:`_line_search`) finds its root there. Only the iterates
+    change; the residual test, and so what a converged state is, does not."""
     before = eq.through(q0)
     if not eq.goes_through(q1, before):
         return 1.0
