@@ -191,12 +191,22 @@ class _Equilibrium:
                                                                    None):
             from ..contact.watch import ContactWatch    # (contact loads only when used)
             self.touches = ContactWatch(system, "static")
-        # Newton's increments are searched along in models with planar beam pairs, whose
-        # signed gaps and point/line weights hold near the surfaces only (_line_search);
-        # elsewhere an increment through a penalty surface is taken whole (a beam laid on
-        # a plane at gap 0 and pressed: 6 -> 10 Newton iterations with the search,
-        # tests/contact/test_surface_band.py); joints' multipliers have no merit on the line
-        self.searches = bool(getattr(system, "side_blocks", None)) and system.n_con == 0
+        # Newton's increments are searched along in models with beam pairs, whose gaps and
+        # point/line weights hold near the surfaces only (_line_search); with joints the
+        # merit is the Lagrangian at the increment's multipliers (_newton); node contacts
+        # take an increment through their surface whole (test_contact_line_search.py)
+        self.searches = bool(getattr(system, "beam_contact_blocks", None)
+                             or getattr(system, "surface_contact_blocks", None))
+        # ... and in models with rigid surfaces, where only a switch deeper than the
+        # section's radius counts (switched): the gap to a plane is exact far through it,
+        # and a beam lying on it at gap 0, whose first increment presses its points less
+        # than a radius in (the free tip's deflection: 0.6 radii), takes the next increment
+        # whole (searched: 6 -> 10 Newton iterations, tests/contact/test_surface_band.py)
+        self.deep_only = {id(b) for b in getattr(system, "surface_contact_blocks", [])}
+        # spatial beam contact rows (pairs, junctions, ends, shares), whose gaps are
+        # unsigned: an increment may carry one beam through the other (_short_of_through)
+        self.unsigned = [b for b in getattr(system, "beam_contact_blocks", [])
+                         if system.dim == 3 and not getattr(b, "sided", False)]
         self.n_search = 0       # residuals evaluated by the line search
         self.contact_blocks = [b for b in system.stiffness_blocks if id(b) in {
             id(c) for c in (getattr(system, "beam_contact_blocks", [])
@@ -219,8 +229,47 @@ class _Equilibrium:
     def switched(self, q0: np.ndarray, q1: np.ndarray) -> bool:
         """Some penalty contact row carries energy at one of ``q0``, ``q1`` and not at the
         other (it closed or opened between them: the tangent at ``q0`` had not its
-        stiffness, or had it where ``q1`` has none)."""
-        return any(bool(np.any(a != b)) for a, b in zip(self.touching(q0), self.touching(q1)))
+        stiffness, or had it where ``q1`` has none); a rigid surface's row (:attr:`deep_only`)
+        only where it has closed deeper than its section's radius at ``q1``: the beam's
+        axis through the surface (a cylinder's or sphere's gap turns round past the axis;
+        a row without a radius, a node, never counts)."""
+        for b, a0, a1 in zip(self.contact_blocks, self.touching(q0), self.touching(q1)):
+            changed = a0 != a1
+            if id(b) in self.deep_only and changed.any():
+                g, on = b.contact_gaps(self.sys.pose(b, q1))
+                deep = on & (g < -b.radius) & (b.radius > 0.0)
+                changed = changed & deep if deep.shape == changed.shape else deep
+            if np.any(changed):
+                return True
+        return False
+
+    def through(self, q: np.ndarray) -> list[np.ndarray]:
+        """Per spatial beam contact block (:attr:`unsigned`), which of its rows have their
+        axes nearer than half their contact distance at ``q``: penetrating by more than
+        half the radii's sum, where the unsigned normal is about to turn round (at the
+        axes' meeting the row has none) and a farther step carries one beam through the
+        other."""
+        s = self.sys
+        out = []
+        for b in self.unsigned:
+            x = s.pose(b, q)
+            g, on = b.contact_gaps(x)
+            meet = np.flatnonzero(~on & (g <= -b.radius))
+            if meet.size and getattr(b, "kind", None) == "crossing":
+                # (a pair whose axes meet, as two coplanar beams' crossing, is out of its
+                # zone for want of a normal, at the gap of the whole contact distance: it
+                # is through where its chords meet, not only their lines)
+                from ..contact.geometry import in_zone, line_points
+                sa, tb, ok = line_points(b.positions(x)[meet], 0.0)
+                on = on.copy()
+                on[meet] = ok & in_zone(sa) & in_zone(tb)
+            out.append(on & (g < -0.5 * b.radius))
+        return out
+
+    def goes_through(self, q: np.ndarray, before: list[np.ndarray]) -> bool:
+        """Some row is through at ``q`` (:meth:`through`) that was not at the state whose
+        :meth:`through` is ``before``."""
+        return any(bool(np.any(t & ~t0)) for t, t0 in zip(self.through(q), before))
 
     def small_increment(self, dq: np.ndarray) -> bool:
         return bool(np.max(np.abs(dq), initial=0.0) <= self.dq_floor)
@@ -494,10 +543,14 @@ def static(model: "Model | System", steps: int = 10, *, method: str = "newton", 
         internal force norms).
     max_iter : int, default 30
         Newton iterations per load step before the step is cut (at most ``max_cuts``, default
-        12, halvings). In a model with planar beam contacts and without joints, an increment
-        that closes or opens a contact row and overshoots the equilibrium on its line is
-        shortened by a line search (this module's ``_line_search``; its residuals in
-        ``stats['n_line_search']``); the residual test is unchanged.
+        12, halvings). In a model with beam contacts, an increment that closes or opens a
+        contact row and overshoots the equilibrium on its line is shortened by a line search
+        (this module's ``_line_search``, on the Lagrangian where there are joints; its
+        residuals in ``stats['n_line_search']``); in a spatial one, an increment that would
+        carry a beam through another is first stopped short of that
+        (``_short_of_through``). A load step's predictor (the extrapolation of the last two
+        equilibria) that opens or closes a contact row, or goes through, is dropped for the
+        last equilibrium. The residual test is unchanged.
     linear_solver : str, default 'auto'
         The factorisation of the tangent: 'auto', 'envelope', 'cholmod', 'ldl', 'schur',
         'cholmod-refined', 'banded', 'superlu', 'dense', 'umfpack', 'pardiso' or 'mumps'
@@ -721,10 +774,21 @@ def _newton(eq: _Equilibrium, q: np.ndarray, lam: np.ndarray, load: float, max_i
         eq.n_iter += 1
         if not np.all(np.isfinite(dq)):
             return None
-        # (the slope of the merit along dq: what the line search measures against)
-        slope = float(dq @ eq.free_part(r)) if eq.searches else 0.0
-        q0, q, lam = q, s.update(q, dq), lam + dlam
+        # (the slope of the merit along dq: what the line search measures against). With
+        # joints the merit is the Lagrangian at the increment's multipliers lam + dlam,
+        # ``L(q) = Pi(q) + (lam + dlam) . phi(q)``, whose slope along dq is ``-dq . r(q,
+        # lam + dlam)``: at q it is ``-dq . r - dlam . phi`` (``B dq = -phi``), which is
+        # ``-dq K dq`` by the Newton equations, a descent where K is positive on dq; the
+        # line search's residuals are taken at lam + dlam, so they measure this merit
+        slope = (float(dq @ eq.free_part(r)) + (float(dlam @ ce.phi) if s.n_con else 0.0)
+                 if eq.searches else 0.0)
         small = eq.small_increment(dq)
+        q0, q, lam = q, s.update(q, dq), lam + dlam
+        if eq.unsigned and not small:
+            a = _short_of_through(eq, q0, q, dq)
+            if a < 1.0:
+                dq, slope = a * dq, a * slope
+                q = s.update(q0, dq)
         # an increment below the round-off floor of the coordinates ends Newton at q; the
         # factorisation just done, at a state within that floor of q, is then the tangent of
         # the equilibrium: if it proved K positive definite, q is stable without the check's
@@ -767,6 +831,43 @@ SEARCH_MAX = 30
 #: from the start, on the root's far side: just past the switch (the contact's stiffness in
 #: the next tangent), short of the root by at most that fraction of the step taken
 SEARCH_XTOL = 1e-2
+
+
+#: bisections of a Newton increment that carries a spatial beam pair through (see
+#: _short_of_through): the step kept is within 2**-THROUGH_BISECT of the increment's length
+#: of the through state
+THROUGH_BISECT = 6
+
+
+def _short_of_through(eq: _Equilibrium, q0: np.ndarray, q1: np.ndarray,
+                      dq: np.ndarray) -> float:
+    """The part ``a`` in (0, 1] of the Newton increment ``dq`` from ``q0`` (ending at ``q1``)
+    to take: 1 unless some spatial beam contact row is through at ``q1`` and not at ``q0``
+    (:meth:`_Equilibrium.through`), else the longest step found by bisection short of that
+    (no row through that was not at ``q0``), at most 2**-THROUGH_BISECT of the increment
+    from it.
+
+    Why (issue 33): a spatial pair's gap is the axes' distance less the radii, unsigned. An
+    increment without the contact's stiffness (the pair open at ``q0``) that carries a beam
+    past the other's axis leaves it on the far side, where the penalty pushes it on: two
+    coplanar beams, the tip of one pressed onto the other (ssnv505 built in 3D), converged
+    with the tip through the other beam, their axes crossing at distance 0 (a penetration of
+    the whole contact distance, a ModelError on acceptance). Short of that state the penalty
+    holds the pair by far more than the loads, the work along the increment has turned,
+    and the line search (:func:`_line_search`) finds its root there. Only the iterates
+    change; the residual test, and so what a converged state is, does not."""
+    before = eq.through(q0)
+    if not eq.goes_through(q1, before):
+        return 1.0
+    s = eq.sys
+    lo, hi = 0.0, 1.0
+    for _ in range(THROUGH_BISECT):
+        mid = 0.5 * (lo + hi)
+        if eq.goes_through(s.update(q0, mid * dq), before):
+            hi = mid
+        else:
+            lo = mid
+    return lo if lo > 0.0 else 0.5 * hi
 
 
 def _line_search(eq: _Equilibrium, q0: np.ndarray, lam: np.ndarray, dq: np.ndarray,
@@ -860,6 +961,14 @@ def _load_stepping(eq: _Equilibrium, result: Result, steps: int, max_iter: int,
             # predictor) costs no factorisation of its own
             guess = q if q_prev is None or eq.factored_at is q else s.space.update(
                 q, (dl / dl_prev) * s.difference(q, q_prev))
+            if guess is not q and eq.searches and (
+                    eq.unsigned and eq.goes_through(guess, eq.through(q))
+                    or any(np.any(a != b) for a, b in zip(eq.touching(q), eq.touching(guess)))):
+                # (an extrapolation that opens or closes a contact starts Newton where the
+                # last equilibrium's contacts no longer hold, or carries a beam through
+                # another where spatial gaps are unsigned, as a Newton increment may
+                # (_short_of_through): Newton starts from the last equilibrium instead)
+                guess = q
             # (a cut starts again from q only where this attempt starts there: the predictor
             # of a cut step is another state, whose tangent no kept factor serves)
             out = _newton_or_cut(eq, may_cut, guess, lam, load + dl, max_iter, guess is q)
