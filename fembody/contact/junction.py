@@ -1691,15 +1691,31 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
     element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
-    every row that holds the same pair (compile time; :meth:`JunctionContactBlock._duplicate`)."""
-    keys = np.zeros((len(nodes), 2), dtype=np.int64)
-    names: dict = {}
-    for r, row in enumerate(nodes):
-        for i in (0, 1):
-            name = frozenset((frozenset((int(row[1]), int(row[2]))),
-                              frozenset((int(row[0]), int(row[3 + i])))))
-            keys[r, i] = names.setdefault(name, len(names))
-    return keys
+    every row that holds the same pair, numbered in the order of first appearance (row by
+    row) (compile time; :meth:`JunctionContactBlock._duplicate`)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    n = len(nodes)
+    if not n:
+        return np.zeros((0, 2), dtype=np.int64)
+    # each pair as an unordered pair of unordered node pairs: both elements' node ids
+    # sorted, the two elements in lexicographic order
+    el = np.broadcast_to(np.sort(nodes[:, 1:3], axis=1)[:, None, :], (n, 2, 2))
+    own = np.sort(np.stack([np.repeat(nodes[:, :1], 2, axis=1), nodes[:, 3:5]], axis=2),
+                  axis=2)
+    swap = ((own[..., 0] < el[..., 0])
+            | ((own[..., 0] == el[..., 0]) & (own[..., 1] < el[..., 1])))[..., None]
+    names = np.concatenate([np.where(swap, own, el), np.where(swap, el, own)],
+                           axis=2).reshape(2 * n, 4)
+    # (a stable sort: the first of each run of equal names is its first appearance)
+    order = np.lexsort(names.T[::-1])
+    ranked = names[order]
+    new = np.ones(2 * n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    group = np.empty(2 * n, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    number = np.empty(int(new.sum()), dtype=np.int64)
+    number[np.argsort(order[new], kind="stable")] = np.arange(len(number))
+    return number[group].reshape(n, 2)
 
 
 def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray
@@ -1795,24 +1811,32 @@ def _held_vertices(nodes: np.ndarray) -> np.ndarray:
 
 
 def _row_search(table: np.ndarray, want: np.ndarray, side: str) -> np.ndarray:
-    """``np.searchsorted`` of the rows ``want (m, 2)`` of int64 in the lexicographically
+    """``np.searchsorted`` of the rows ``want (m, 2)`` of node ids in the lexicographically
     sorted rows ``table (n, 2)``."""
-    t = np.ascontiguousarray(table).view([("a", np.int64), ("b", np.int64)]).ravel()
-    w = np.ascontiguousarray(want).view([("a", np.int64), ("b", np.int64)]).ravel()
+    t, w = _pair_codes(table, want)
     return np.searchsorted(t, w, side=side)
 
 
 def _among(want: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Whether each row of the last axis of ``want (..., 2)`` is a row of ``table (..., 2)``
-    (int64 node ids)."""
-    t = np.unique(np.ascontiguousarray(table.reshape(-1, 2)).view(
-        [("a", np.int64), ("b", np.int64)]).ravel())
+    (node ids)."""
+    t, w = _pair_codes(table.reshape(-1, 2), want.reshape(-1, 2))
+    t = np.unique(t)
     if not len(t):
         return np.zeros(want.shape[:-1], dtype=bool)
-    w = np.ascontiguousarray(want.reshape(-1, 2)).view(
-        [("a", np.int64), ("b", np.int64)]).ravel()
     at = np.minimum(np.searchsorted(t, w), len(t) - 1)
     return (t[at] == w).reshape(want.shape[:-1])
+
+
+def _pair_codes(*rows: np.ndarray) -> list[np.ndarray]:
+    """Rows ``(m, 2)`` of non-negative node ids as one number each, in the rows'
+    lexicographic order: ``a * base + b`` where that fits in int64, else a structured
+    scalar of the two."""
+    rows = [np.ascontiguousarray(r, dtype=np.int64).reshape(-1, 2) for r in rows]
+    base = max((int(r.max()) + 1 for r in rows if r.size), default=1)
+    if base < 2**31:
+        return [r[:, 0] * base + r[:, 1] for r in rows]
+    return [r.view([("a", np.int64), ("b", np.int64)]).ravel() for r in rows]
 
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:

@@ -1,10 +1,11 @@
 """Guard: the junction rows' compile-time tables built with arrays (junction._partners,
-JunctionContactBlock's vertex holding and pair DOFs) equal the row-by-row loops of b055c5a,
-written out below, on random node tables (repeated nodes and elements, rows of one node at
-both ends of an element) and on a bundle's junction block."""
+_pair_keys, _held_vertices, the pair DOFs of JunctionContactBlock) equal the row-by-row
+loops of b055c5a, written out below, on random node tables (repeated nodes and elements,
+rows of one node at both ends of an element) and on a bundle's junction block."""
 import numpy as np
 
-from fembody.contact.junction import JunctionContactBlock, _held_vertices, _partners
+from fembody.contact.junction import (JunctionContactBlock, _held_vertices, _pair_keys,
+                                     _partners)
 
 from .geometries import bundle
 
@@ -22,6 +23,17 @@ def _partners_by_row(nodes):
                     partner[r, c] = o
                     break
     return partner
+
+
+def _pair_keys_by_row(nodes):
+    keys = np.zeros((len(nodes), 2), dtype=np.int64)
+    names = {}
+    for r, row in enumerate(nodes):
+        for i in (0, 1):
+            name = frozenset((frozenset((int(row[1]), int(row[2]))),
+                              frozenset((int(row[0]), int(row[3 + i])))))
+            keys[r, i] = names.setdefault(name, len(names))
+    return keys
 
 
 def _hold_vertex_by_row(nodes):
@@ -53,6 +65,8 @@ def test_partners_and_vertex_holding_equal_the_row_loops():
         assert got.dtype == np.int64 and np.array_equal(got, _partners_by_row(nodes))
         got = _held_vertices(nodes)
         assert got.dtype == bool and np.array_equal(got, _hold_vertex_by_row(nodes))
+        got = _pair_keys(nodes, None, None)
+        assert got.dtype == np.int64 and np.array_equal(got, _pair_keys_by_row(nodes))
 
 
 def test_bundle_junction_tables_equal_the_row_loops():
@@ -62,6 +76,8 @@ def test_bundle_junction_tables_equal_the_row_loops():
     assert len(nodes) > 20 and len(blk._both) > 5
     assert np.array_equal(blk.partner, _partners_by_row(nodes))
     assert np.array_equal(blk._hold_vertex, _hold_vertex_by_row(nodes))
+    both = blk._both
+    assert np.array_equal(blk._pair_key, _pair_keys_by_row(nodes[both]))
     want = _pair_dofs_by_row(blk.closed, blk.pairs, blk._both, blk.dim)
     assert blk._pair_dofs.dtype == want.dtype and np.array_equal(blk._pair_dofs, want)
     # random closed / pairs flags through the block's own construction
