@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 
+# the number of set bits of each byte
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int32)
+
+
 class Pattern:
     """A compressed sparse pattern (CSC, or CSR read as CSC of the transpose) of the entries
     with keys ``major * n_minor + minor``: ``indptr`` (n_major + 1,), ``indices`` (nnz,) of
@@ -20,14 +24,14 @@ class Pattern:
         # (BlockEntries): the same keys as listed one by one, named without forming them
         size = n_major * n_minor
         count = sum(len(k) for k in keys) + sum(len(c) * L * L for c, L in runs)
-        # the rank of every key of the n_major x n_minor table, where that table (5 bytes an
-        # entry) is no larger than twice the keys (8 bytes each, and as much again for their
-        # sort): many blocks over few DOFs, as a contact bundle's candidate pairs that name
-        # each entry of the pattern many times; it marks the keys and counts them instead of
-        # sorting them all and searching each block's keys in the result (the same keys and
-        # positions)
+        # the keys marked in the n_major x n_minor table and counted, where that table (a
+        # byte an entry while marking, then 5 bits) is no larger than 8 times the keys
+        # (8 bytes each, and as much again for their sort): many blocks over few DOFs, as a
+        # contact bundle's candidate pairs that name each entry of the pattern many times;
+        # instead of sorting them all and searching each block's keys in the result (the
+        # same keys and positions)
         self._rank = None
-        if count and 0 < size <= 2 * count and size < 2**31:
+        if count and 0 < size <= 8 * count and size < 2**31:
             mark = np.zeros(size, dtype=bool)
             for k in keys:
                 mark[k] = True
@@ -37,9 +41,12 @@ class Pattern:
                         # (a view from the offset: no array of the shifted keys)
                         mark[j * n_minor + i:][corner] = True
             self.keys = np.flatnonzero(mark).astype(np.int64, copy=False)
-            # each key's position at its place in the table (the others never read)
-            self._rank = np.zeros(size, dtype=np.int32)
-            self._rank[self.keys] = np.arange(len(self.keys), dtype=np.int32)
+            # a key's position is the count of marks before it: the marks packed 8 to a
+            # byte, with the count before each byte (a sixth of the bytes of an int32 rank
+            # of every entry, whose pages a first compile spent most of its time touching)
+            self._bits = np.packbits(mark, bitorder="little")
+            self._rank = np.zeros(len(self._bits), dtype=np.int32)
+            np.cumsum(_POPCOUNT[self._bits[:-1]], out=self._rank[1:])
         else:
             # (each distinct corner once: a bundle's blocks name each many times)
             keys = list(keys) + [_run_keys(sorted_unique(c), L, n_minor) for c, L in runs]
@@ -53,7 +60,9 @@ class Pattern:
         """Where the entries of ``keys`` (all in the pattern) sit in the data array, as
         ``dtype`` (int64, or int32 below 2^31 entries)."""
         if self._rank is not None:
-            return self._rank[keys].astype(dtype, copy=False)
+            byte = keys >> 3
+            below = self._bits[byte] & ((1 << (keys & 7)) - 1).astype(np.uint8)
+            return (self._rank[byte] + _POPCOUNT[below]).astype(dtype, copy=False)
         return np.searchsorted(self.keys, keys).astype(dtype, copy=False)
 
 
@@ -92,8 +101,10 @@ class BlockEntries:
         self.L = L = _run_length(index[full]) if full.any() else 1
         # each run's first row against every column (m, k / L, k), and the corners of the
         # full rows' L x L sub-blocks
+        # (int32 keys where every key fits: half the bytes of the largest arrays built)
+        rows = rows.astype(np.int32 if n * n < 2**31 else np.int64, copy=False)
         self._first = (rows[:, None, :] * n + rows[:, ::L, None]).reshape(-1)
-        fr = index[full]
+        fr = rows[full]
         self._corners = (fr[:, None, ::L] * n + fr[:, ::L, None]).reshape(-1)
         pr = index[self.partial]
         key = (pr[:, None, :] * n + pr[:, :, None]).reshape(-1)
