@@ -1601,6 +1601,8 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
     parts, watch, junctions, shared, overlaps, entries = [], [], [], [], [], []
     points = []                 # planar rows the point/line switch weighs (planar_switch)
     around = None               # beam elements at each node (spatial: free ends), made once
+    ends = None                 # (spatial: whether each node is a free end, by id)
+    everywhere = _node_positions(model, nd)     # every node's reference position, by id
     for bc in model.beam_contacts:
         els = list(bc.elements_a) + list(bc.elements_b or ())
         na = len(bc.elements_a)
@@ -1614,19 +1616,19 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         if kind == "crossing":
             ids = np.concatenate([nodes[pairs[:, 0]], nodes[pairs[:, 1]]], axis=1)
             rsum = rad[pairs[:, 0]] + rad[pairs[:, 1]]
-            names = [(bc, els[i], els[j]) for i, j in pairs]
+            names = [(bc, els[i], els[j]) for i, j in pairs.tolist()]
             tol = np.full(len(ids), bc.max_penetration)
             # B's free ends (a node of one beam element in the model, as the end rows'),
             # where line contact is clipped to the overlap (fembody.contact.line)
             if around is None:
                 around = beam_neighbours(model)
-            free = np.array([[len(around.get(int(v), ())) == 1 for v in row]
-                             for row in nodes[pairs[:, 1]]], dtype=bool).reshape(-1, 2)
+            if ends is None:
+                ends = _free_ends(model, around)
+            free = ends[nodes[pairs[:, 1]]].reshape(-1, 2)
             # and A's, where the line weight is ramped in as two free ends start to
             # overlap (fembody.contact.line, "Where free ends meet")
-            free_a = np.array([[len(around.get(int(v), ())) == 1 for v in row]
-                               for row in nodes[pairs[:, 0]]], dtype=bool).reshape(-1, 2)
-            XP = np.array([[pos[i] for i in row] for row in ids]).reshape(len(ids), 4, nd)
+            free_a = ends[nodes[pairs[:, 0]]].reshape(-1, 2)
+            XP = everywhere[ids].reshape(len(ids), 4, nd)
             ramp = ramp_lengths(XP[:, :2], XP[:, 2:], rsum, free_a)
             # the radii the surface friction ties its section vectors at (BeamContactBlock,
             # "At the surfaces")
@@ -1664,7 +1666,7 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
         junctions.append((bc, els, nodes, pairs))
         shared.append((bc, els, nodes, pairs, rad))
         if len(ids):
-            X = np.array([[pos[i] for i in row] for row in ids])
+            X = everywhere[ids]
             fr = np.array([[bc.friction, bc.kinetic_friction, bc.tangential_stiffness]]
                           * len(ids))
             parts.append((ids, X, rsum, np.full(len(ids), bc.stiffness), names, tol, fr,
@@ -1772,6 +1774,24 @@ def _share_blocks(model: "Model", contacts: list, node_dofs: np.ndarray, nd: int
                                pair_radii=radii)]
 
 
+def _free_ends(model: "Model", around: dict) -> np.ndarray:
+    """Per node id, whether the node is a free end (a node of one beam element: ``around``,
+    :func:`fembody.contact.rows.beam_neighbours`)."""
+    out = np.zeros(max((n.id for n in model.nodes), default=-1) + 1, dtype=bool)
+    for n, nb in around.items():
+        out[n] = len(nb) == 1
+    return out
+
+
+def _node_positions(model: "Model", nd: int) -> np.ndarray:
+    """The reference positions ``(max id + 1, nd)`` [m] of the model's nodes by node id."""
+    nodes = model.nodes
+    out = np.zeros((max((n.id for n in nodes), default=-1) + 1, nd))
+    for n in nodes:
+        out[n.id] = np.asarray(n.position, float)[:nd]
+    return out
+
+
 def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd: int
                      ) -> list:
     """The spatial contacts' junction rows (:mod:`fembody.contact.junction`: a node where two
@@ -1780,12 +1800,18 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
     rows, names = junction_rows(model, junctions, nd)
     if not rows:
         return []
-    pos = {n.id: np.asarray(n.position, float)[:nd] for n in model.nodes}
+    # the rows' fields as columns (one array each, not a pass over the rows per field)
+    col = list(zip(*rows))
     ids = np.array([r[:5] for r in rows], dtype=np.int64)
     labels = Labels(lambda i: f"{names[i][0].label}: {names[i][1]} / {names[i][2]}", len(ids))
-    X = np.array([[pos[i] for i in row] for row in ids])
-    fr = tuple(np.array([[nm[0].friction, nm[0].kinetic_friction, nm[0].tangential_stiffness]
-                         for nm in names], dtype=float).T)
+    X = _node_positions(model, nd)[ids]
+    contact = {id(nm[0]): nm[0] for nm in names}
+    which = np.array([id(nm[0]) for nm in names])
+    fr = np.zeros((3, len(ids)))
+    for key, bc in contact.items():
+        fr[:, which == key] = np.array([[bc.friction], [bc.kinetic_friction],
+                                        [bc.tangential_stiffness]], dtype=float)
+    fr = tuple(fr)
     dofs = node_dofs[ids][:, :, :nd].reshape(len(ids), -1)
     rdofs = node_dofs[ids][:, :, nd:2 * nd]
     if (fr[0] > 0.0).any() and rdofs.shape[2] == nd and (rdofs >= 0).all():
@@ -1793,30 +1819,25 @@ def _junction_blocks(model: "Model", junctions: list, node_dofs: np.ndarray, nd:
         # friction at the surfaces, as the element pairs': JunctionContactBlock)
         dofs = np.concatenate([dofs, rdofs.reshape(len(ids), -1)], axis=1)
     # the radii (first, second element) each row's two element pairs are tied at by the
-    # element pairs' block (its ``radii``)
+    # element pairs' block (its ``radii``): (the element's, P's) where the element is the
+    # pair's first (1), (P's, the element's) where it is its second (2), none where no pair
+    held = np.array(col[6], dtype=np.int64).reshape(-1, 2)
+    rP, rO = np.array(col[11], dtype=float).reshape(-1, 2).T
     pair_radii = np.zeros((len(ids), 2, 2))
-    for j, r in enumerate(rows):
-        rP, rO = r[11]
-        for i in (0, 1):
-            if r[6][i]:
-                pair_radii[j, i] = (rO, rP) if r[6][i] == 1 else (rP, rO)
-    blocks = [JunctionContactBlock(ids, dofs, X,
-                                   np.array([r[7] for r in rows]),
-                                   np.array([r[8] for r in rows]), labels,
-                                   np.array([r[9] for r in rows]),
-                                   np.array([r[5] for r in rows]),
-                                   np.array([r[6] for r in rows]), fr,
-                                   np.array([r[10] for r in rows], dtype=bool),
-                                   pair_radii, np.array([r[11] for r in rows], dtype=float))]
+    pair_radii[held == 1] = np.stack([rO, rP], axis=1)[np.flatnonzero(held == 1) // 2]
+    pair_radii[held == 2] = np.stack([rP, rO], axis=1)[np.flatnonzero(held == 2) // 2]
+    radius, k, tol = (np.array(col[c]) for c in (7, 8, 9))
+    closed = np.array(col[5])
+    blocks = [JunctionContactBlock(ids, dofs, X, radius, k, labels, tol, closed,
+                                   np.array(col[6]), fr, np.array(col[10], dtype=bool),
+                                   pair_radii, np.array(col[11], dtype=float))]
     # the line points of an element A lying across the kink (both element pairs integrate
     # along A): fembody.contact.wedge
     from .wedge import WedgeLineBlock
-    sel = np.flatnonzero([tuple(r[6]) == (1, 1) for r in rows])
+    sel = np.flatnonzero((held == 1).all(axis=1))
     if sel.size:
         wl = Labels(lambda i: f"{names[sel[i]][0].label}: {names[sel[i]][1]} / "
                     f"{names[sel[i]][2]} (line)", len(sel))
         blocks.append(WedgeLineBlock(ids[sel], node_dofs[ids[sel]][:, :, :nd].reshape(
-            len(sel), -1), X[sel], np.array([rows[i][5] for i in sel]),
-            np.array([rows[i][7] for i in sel]), np.array([rows[i][8] for i in sel]), wl,
-            np.array([rows[i][9] for i in sel])))
+            len(sel), -1), X[sel], closed[sel], radius[sel], k[sel], wl, tol[sel]))
     return blocks

@@ -882,10 +882,11 @@ def end_rows(model, contacts, free_end: bool = False) -> tuple[list, list]:
     rows, names, seen = [], [], set()
     for bc, els, nodes, pairs in contacts:
         na = len(bc.elements_a)
-        for i, j in pairs:
+        # (Python ints: the loop's tests, not NumPy's per element)
+        nodes = np.asarray(nodes).tolist()
+        for i, j in np.asarray(pairs).tolist():
             for p in nodes[i]:
                 for q in nodes[j]:
-                    p, q = int(p), int(q)
                     key = (min(p, q), max(p, q))
                     if p == q or key in seen or len(around.get(p, ())) > 2 \
                             or len(around.get(q, ())) > 2 \
@@ -1557,11 +1558,12 @@ def end_element_rows(model, contacts) -> tuple[list, list]:
     rows, names, at = [], [], {}
     for bc, els, nodes, pairs in contacts:
         na = len(bc.elements_a)
-        for i, j in pairs:
+        # (Python ints: the loop's tests, not NumPy's per element)
+        nodes = [tuple(a) for a in np.asarray(nodes).tolist()]
+        for i, j in np.asarray(pairs).tolist():
             for e, o in ((i, j), (j, i)):
-                el = tuple(int(a) for a in nodes[o])
+                el = nodes[o]
                 for p in nodes[e]:
-                    p = int(p)
                     if p in el or len(around.get(p, ())) != 1:
                         continue
                     u, ends = around[p][0]

@@ -476,10 +476,7 @@ class JunctionContactBlock(ContactRows):
         self._partner_end = np.where(self.nodes[q, 1] == shared, 0, 1)
         # a node-on-node contact is seen from both nodes' rows: the row of the node with the
         # smaller id holds it, or the one row there is
-        rows_of = {(int(a[0]), int(b)) for a in self.nodes for b in a[1:3]}
-        self._hold_vertex = np.array(
-            [[int(a[0]) < int(a[1 + c]) or (int(a[1 + c]), int(a[0])) not in rows_of
-              for c in (0, 1)] for a in self.nodes], dtype=bool).reshape(-1, 2)
+        self._hold_vertex = _held_vertices(self.nodes)
         self._pair_key = _pair_keys(self.nodes[self._both], self.closed[self._both],
                                     self.pairs[self._both])
         # the rows of _both that leave the removal to another node's rows (one beam's view
@@ -511,18 +508,17 @@ class JunctionContactBlock(ContactRows):
         self._screen = ChordScreen(self.X, self.nodes, [
             (np.arange(len(self.dofs)), (3, 4, 1, 2)), (self._both, (1, 2, 3, 0)),
             (self._both, (1, 2, 4, 0))], _POINT_SCREEN)
-        take = lambda idx: np.concatenate([np.arange(d) + d * j for j in idx])
-        self._pair_dofs = []                # per row of _both, per pair: its 4 d row DOFs
-        slots = []                          # and its four slots of (P, a0, a1, Q1, Q2)
-        for r in self._both:
-            per, sl = [], []
-            for i in (0, 1):
-                el = (3 + i, 0) if self.closed[r, i] else (0, 3 + i)
-                sl.append((1, 2) + el if self.pairs[r, i] == 1 else el + (1, 2))
-                per.append(take(sl[-1]))
-            self._pair_dofs.append(per)
-            slots.append(sl)
-        self._pair_dofs = np.array(self._pair_dofs, dtype=np.int64).reshape(-1, 2, 4 * d)
+        # per row of _both and pair, its four slots of (P, a0, a1, Q1, Q2): the element
+        # (a0, a1) and the element (Q_i, P) if closed else (P, Q_i), the element first where
+        # the pair's first element is it (pairs 1), and their 4 d row DOFs
+        q = np.arange(3, 5)
+        closed = self.closed[self._both]
+        el = np.stack([np.where(closed, q, 0), np.where(closed, 0, q)], axis=2)
+        ae = np.broadcast_to(np.array([1, 2]), el.shape)
+        slots = np.where((self.pairs[self._both] == 1)[:, :, None],
+                         np.concatenate([ae, el], axis=2), np.concatenate([el, ae], axis=2))
+        slots = slots.astype(np.int64).reshape(-1, 2, 4)
+        self._pair_dofs = (slots[:, :, :, None] * d + np.arange(d)).reshape(-1, 2, 4 * d)
         # per row of _both and pair, the radii (of its first, second element) [m] the element
         # pairs' block ties that pair's section vectors at (its ``radii``; 0: the axes')
         self._pair_radii = (np.zeros((len(self._both), 2, 2)) if pair_radii is None else
@@ -534,7 +530,6 @@ class JunctionContactBlock(ContactRows):
         # per row of _both and pair, its line-weight ramp where free ends meet, from the same
         # reference nodes, radii and free ends as the element pairs' block (the pair's
         # second element's free ends and the first's ramp: :meth:`_pair_weight`)
-        slots = np.array(slots, dtype=np.int64).reshape(-1, 2, 4)
         fl = np.concatenate([np.zeros((len(self.dofs), 1), dtype=bool), self.free,
                              self.free_q], axis=1)[self._both]          # (P, a0, a1, Q1, Q2)
         rb = np.arange(len(self._both))[:, None, None]
@@ -1777,15 +1772,31 @@ def _anchor_mode(s: np.ndarray) -> np.ndarray:
 def _pair_keys(nodes: np.ndarray, closed: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """Per row ``(P, a0, a1, Q1, Q2)`` ``(n, 5)`` a key ``(n, 2)`` naming each of its two
     element pairs (element ``a0``-``a1`` against the element ``Q_i``-``P``): the same key in
-    every row that holds the same pair (compile time; :meth:`JunctionContactBlock._duplicate`)."""
-    keys = np.zeros((len(nodes), 2), dtype=np.int64)
-    names: dict = {}
-    for r, row in enumerate(nodes):
-        for i in (0, 1):
-            name = frozenset((frozenset((int(row[1]), int(row[2]))),
-                              frozenset((int(row[0]), int(row[3 + i])))))
-            keys[r, i] = names.setdefault(name, len(names))
-    return keys
+    every row that holds the same pair, numbered in the order of first appearance (row by
+    row) (compile time; :meth:`JunctionContactBlock._duplicate`)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    n = len(nodes)
+    if not n:
+        return np.zeros((0, 2), dtype=np.int64)
+    # each pair as an unordered pair of unordered node pairs: both elements' node ids
+    # sorted, the two elements in lexicographic order
+    el = np.broadcast_to(np.sort(nodes[:, 1:3], axis=1)[:, None, :], (n, 2, 2))
+    own = np.sort(np.stack([np.repeat(nodes[:, :1], 2, axis=1), nodes[:, 3:5]], axis=2),
+                  axis=2)
+    swap = ((own[..., 0] < el[..., 0])
+            | ((own[..., 0] == el[..., 0]) & (own[..., 1] < el[..., 1])))[..., None]
+    names = np.concatenate([np.where(swap, own, el), np.where(swap, el, own)],
+                           axis=2).reshape(2 * n, 4)
+    # (a stable sort: the first of each run of equal names is its first appearance)
+    order = np.lexsort(names.T[::-1])
+    ranked = names[order]
+    new = np.ones(2 * n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    group = np.empty(2 * n, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    number = np.empty(int(new.sum()), dtype=np.int64)
+    number[np.argsort(order[new], kind="stable")] = np.arange(len(number))
+    return number[group].reshape(n, 2)
 
 
 def _aside(nodes: np.ndarray, keys: np.ndarray, X: np.ndarray
@@ -1843,18 +1854,70 @@ def _partners(nodes: np.ndarray) -> np.ndarray:
     node ``P`` against the element next to its own at ``a0`` (column 0) and at ``a1``
     (column 1), -1 where there is none (compile time; a branch of the other beam, more than
     one such element, keeps the first)."""
-    partner = np.full((len(nodes), 2), -1, dtype=np.int64)
-    ends: dict[tuple[int, int], list[int]] = {}          # (P, an element end) -> rows
-    for r, row in enumerate(nodes.tolist()):
-        for c in (1, 2):
-            ends.setdefault((row[0], row[c]), []).append(r)
-    for r, row in enumerate(nodes.tolist()):
-        for c in (0, 1):
-            for o in ends[(row[0], row[1 + c])]:
-                if o != r and set(nodes[o, 1:3].tolist()) != {row[1], row[2]}:
-                    partner[r, c] = o
-                    break
+    nodes = np.asarray(nodes, dtype=np.int64)
+    n = len(nodes)
+    partner = np.full((n, 2), -1, dtype=np.int64)
+    if not n:
+        return partner
+    # every (P, an element end) with its row, by (P, end) and then row: the rows of the same
+    # node at an element end in row order
+    rows = np.repeat(np.arange(n), 2)
+    keys = np.stack([np.repeat(nodes[:, 0], 2), nodes[:, 1:3].reshape(-1)], axis=1)
+    order = np.lexsort((rows, keys[:, 1], keys[:, 0]))
+    keys, rows = keys[order], rows[order]
+    element = np.sort(nodes[:, 1:3], axis=1)
+    for c in (0, 1):
+        want = np.stack([nodes[:, 0], nodes[:, 1 + c]], axis=1)
+        lo = _row_search(keys, want, "left")
+        hi = _row_search(keys, want, "right")
+        todo = np.arange(n)
+        for t in range(int((hi - lo).max())):
+            todo = todo[lo[todo] + t < hi[todo]]
+            o = rows[lo[todo] + t]
+            # the first row of another element (not the row itself, nor its element)
+            ok = (element[o] != element[todo]).any(axis=1)
+            partner[todo[ok], c] = o[ok]
+            todo = todo[~ok]
     return partner
+
+
+def _held_vertices(nodes: np.ndarray) -> np.ndarray:
+    """Per row of node ids ``(P, a0, a1, ...)`` whether it holds the node-on-node contact of
+    ``P`` with ``a0``, ``a1`` ``(n, 2)``: its node has the smaller id, or no row of the other
+    node ``(a_c, ..., P, ...)`` sees it (compile time)."""
+    nodes = np.asarray(nodes, dtype=np.int64)
+    P, ends = nodes[:, :1], nodes[:, 1:3]
+    return (P < ends) | ~_among(np.stack(np.broadcast_arrays(ends, P), -1),
+                                np.stack(np.broadcast_arrays(P, ends), -1))
+
+
+def _row_search(table: np.ndarray, want: np.ndarray, side: str) -> np.ndarray:
+    """``np.searchsorted`` of the rows ``want (m, 2)`` of node ids in the lexicographically
+    sorted rows ``table (n, 2)``."""
+    t, w = _pair_codes(table, want)
+    return np.searchsorted(t, w, side=side)
+
+
+def _among(want: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each row of the last axis of ``want (..., 2)`` is a row of ``table (..., 2)``
+    (node ids)."""
+    t, w = _pair_codes(table.reshape(-1, 2), want.reshape(-1, 2))
+    t = np.unique(t)
+    if not len(t):
+        return np.zeros(want.shape[:-1], dtype=bool)
+    at = np.minimum(np.searchsorted(t, w), len(t) - 1)
+    return (t[at] == w).reshape(want.shape[:-1])
+
+
+def _pair_codes(*rows: np.ndarray) -> list[np.ndarray]:
+    """Rows ``(m, 2)`` of non-negative node ids as one number each, in the rows'
+    lexicographic order: ``a * base + b`` where that fits in int64, else a structured
+    scalar of the two."""
+    rows = [np.ascontiguousarray(r, dtype=np.int64).reshape(-1, 2) for r in rows]
+    base = max((int(r.max()) + 1 for r in rows if r.size), default=1)
+    if base < 2**31:
+        return [r[:, 0] * base + r[:, 1] for r in rows]
+    return [r.view([("a", np.int64), ("b", np.int64)]).ravel() for r in rows]
 
 
 def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
@@ -1883,33 +1946,30 @@ def junction_rows(model, contacts, nd: int) -> tuple[list, list]:
 
     rows, names, seen = [], [], set()
     for bc, els, nodes, pairs in contacts:
-        for i, j in pairs:
+        # (Python ints and tuples: the loop's membership tests, not NumPy's per element)
+        nodes = [tuple(a) for a in np.asarray(nodes).tolist()]
+        n_a = len(bc.elements_a)
+        for i, j in np.asarray(pairs).tolist():
             for e, o in ((i, j), (j, i)):
+                other = nodes[o]
                 for p in nodes[e]:
-                    p = int(p)
-                    if p in nodes[o] or len(around.get(p, ())) != 2:
+                    if p in other or len(around.get(p, ())) != 2:
                         continue
                     # (self-contact: an element holding a neighbour of the node is left out,
                     # as the element pairs of a beam's neighbours are: its wedge is the fold)
-                    if any(q in nodes[o] for q, _ in around[p]):
+                    (q1, c1), (q2, c2) = around[p]
+                    if q1 in other or q2 in other:
                         continue
-                    key = (p, *sorted(int(a) for a in nodes[o]))
+                    key = (p, *sorted(other))
                     if key in seen:
                         continue
                     seen.add(key)
-                    (q1, c1), (q2, c2) = around[p]
-                    other = tuple(int(a) for a in nodes[o])
+                    rP = float(bc.radius_a if e < n_a else bc.radius_b)
+                    rO = float(bc.radius_a if o < n_a else bc.radius_b)
                     rows.append((p, *other, q1, q2, (c1, c2),
                                  (order(other, q1, c1, p), order(other, q2, c2, p)),
-                                 float(bc.radius_a if e < len(bc.elements_a) else bc.radius_b)
-                                 + float(bc.radius_a if o < len(bc.elements_a)
-                                         else bc.radius_b),
-                                 bc.stiffness, bc.max_penetration,
-                                 tuple(len(around.get(int(a), ())) == 1
-                                       for a in (*other, q1, q2)),
-                                 (float(bc.radius_a if e < len(bc.elements_a)
-                                        else bc.radius_b),
-                                  float(bc.radius_a if o < len(bc.elements_a)
-                                        else bc.radius_b))))
+                                 rP + rO, bc.stiffness, bc.max_penetration,
+                                 tuple(len(around.get(a, ())) == 1 for a in (*other, q1, q2)),
+                                 (rP, rO)))
                     names.append((bc, f"junction node {p}", els[o]))
     return rows, names

@@ -13,7 +13,7 @@ fixed DOFs keep their reference values and the solvers work on ``q[free]``.
 from __future__ import annotations
 
 import copy
-from dataclasses import FrozenInstanceError, dataclass, fields
+from dataclasses import FrozenInstanceError, fields
 
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ from .outline import Outline
 from ..joints.base import Joint
 from ..model.bodies import detached
 from ..elements.base import Labels
-from ..patterns import CSC, AssemblyTarget, Pattern
+from ..patterns import CSC, AssemblyTarget, BlockEntries, Pattern
 from ..turning import TurningLoads
 from ..lazy import lazy_module
 sp = lazy_module("scipy.sparse")     # imported when a SciPy matrix is asked for: fast start-up
@@ -41,15 +41,34 @@ if TYPE_CHECKING:
     from ..model.model import Model, Node
 
 
-@dataclass
 class Scatter:
-    """Where one block's element vectors and matrices land."""
+    """Where one block's element vectors and matrices land: ``dofs`` (n, k) global DOF
+    indices; ``pos`` (n, k*k) the position of every entry in the CSC data array (int32
+    below 2^31 entries), -1 where a DOF is fixed; ``msel`` the flat indices into (n, k, k)
+    of the entries with both DOFs free and ``mpos`` (int64) their positions.
 
-    dofs: np.ndarray      # (n, k) global DOF indices
-    msel: np.ndarray      # flat indices into (n, k, k) of entries with both DOFs free
-    mpos: np.ndarray      # their positions in the CSC data array
-    # (n, k*k) position of every entry (int32 below 2^31 entries), -1 where a DOF is fixed
-    pos: np.ndarray
+    ``msel`` and ``mpos`` given as None are read off ``pos`` at each use (the same arrays):
+    a block of contact rows assembles by ``pos`` alone (``live_forces``), and a bundle's
+    two maps of its entries would be hundreds of megabytes made at each compile."""
+
+    __slots__ = ("dofs", "pos", "_msel", "_mpos")
+
+    def __init__(self, dofs: np.ndarray, msel: np.ndarray | None, mpos: np.ndarray | None,
+                 pos: np.ndarray) -> None:
+        self.dofs, self.pos, self._msel, self._mpos = dofs, pos, msel, mpos
+
+    @property
+    def msel(self) -> np.ndarray:
+        if self._msel is not None:
+            return self._msel
+        return np.flatnonzero(self.pos.reshape(-1) >= 0)
+
+    @property
+    def mpos(self) -> np.ndarray:
+        if self._mpos is not None:
+            return self._mpos
+        flat = self.pos.reshape(-1)
+        return flat[flat >= 0].astype(np.int64)
 
 
 class Memo:
@@ -286,40 +305,35 @@ class System:
     def _build_pattern(self) -> None:
         nf = self.n_free
         keys = [np.arange(nf, dtype=np.int64) * (nf + 1)]   # the diagonal is always present
-        local = []
+        runs, local = [], []
         joints = [b for b in self.joint_blocks if not b.linear]
         extra = [self.turning_loads] if self.turning_loads else []
         for b in self.blocks + joints + self.contact_groups + extra:
             fi = (joint_free_index(self.free_index, b) if b in joints
                   else self.free_index[b.dofs])
-            # entry (e, i, j) of each element matrix: column fi[e, j], row fi[e, i]; one
-            # broadcast product instead of row and column copies (slow on 1e6-DOF chains)
-            key = (fi[:, None, :] * nf + fi[:, :, None]).ravel()
-            valid = fi >= 0
-            if valid.all():
-                sel = np.arange(key.size)
-            else:
-                sel = np.flatnonzero((valid[:, :, None] & valid[:, None, :]).ravel())
-                key = key[sel]
-            local.append((b, sel, key))
-            keys.append(key)
-        pat = Pattern(nf, nf, keys)
+            # entry (e, i, j) of each element matrix: column fi[e, j], row fi[e, i]
+            entries = BlockEntries(fi, nf)
+            keys += entries.keys()
+            runs += entries.runs()
+            local.append((b, entries))
+        pat = Pattern(nf, nf, keys, runs)
         self.indices, self.indptr, self.nnz = pat.indices, pat.indptr, pat.nnz
         self.diag_pos = pat.positions(np.arange(nf, dtype=np.int64) * (nf + 1))
         self.scatter = {}
         small = self.nnz < 2**31 - 2    # int32 maps: half the bytes of a tangent pass
-        for b, sel, key in local:
-            if len(sel) == key.size == b.dofs.size * b.dofs.shape[1]:
-                # every entry free (sel is all of them): pos read off the pattern as is, the
-                # int64 map made from it (a bundle's candidate pairs: no -1 fill, no scatter)
-                pos = pat.positions(key, np.int32 if small else np.int64)
-                mpos = pos.astype(np.int64)
+        for b, entries in local:
+            pos = entries.positions(pat, np.int32 if small else np.int64)
+            if hasattr(b, "live_forces"):
+                # contact rows: assembled by pos alone (Scatter: msel and mpos on demand)
+                msel = mpos = None
+            elif not len(entries.partial):
+                # every entry free: the int64 map made from pos as is
+                msel, mpos = np.arange(pos.size), pos.reshape(-1).astype(np.int64)
             else:
-                mpos = pat.positions(key)
-                pos = np.full(b.dofs.shape[0] * b.dofs.shape[1] ** 2, -1,
-                              dtype=np.int32 if small else np.int64)
-                pos[sel] = mpos
-            self.scatter[id(b)] = Scatter(b.dofs, sel, mpos, pos.reshape(b.dofs.shape[0], -1))
+                flat = pos.reshape(-1)
+                msel = np.flatnonzero(flat >= 0)
+                mpos = flat[msel].astype(np.int64)
+            self.scatter[id(b)] = Scatter(b.dofs, msel, mpos, pos)
 
     def _build_constants(self, model: Model) -> None:
         self._build_masses()
