@@ -2349,7 +2349,12 @@ def _own_distance(x: np.ndarray, at_b1: np.ndarray, radius: np.ndarray, tangent:
     pb, pbX, pbXX = _point_on_chord(x, 1, z[:, 1], zX[:, 1], None if zXX is None else zXX[:, 1])
     r = pa - pb
     rho = np.linalg.norm(r, axis=1)
-    nr = r / rho[:, None]
+    # where the axes meet (rho = 0: a Newton iterate through the other beam) the distance
+    # has no gradient: its subgradient 0 is taken, and a Hessian that keeps finite numbers
+    # (0/0 gave NaN rows that poisoned the iterate's tangent)
+    meet = rho == 0.0
+    rho_d = np.where(meet, 1.0, rho)
+    nr = r / rho_d[:, None]
     rX = paX - pbX
     g_rho = np.einsum("ni,nia->na", nr, rX)
     at = np.asarray(at_b1, bool)
@@ -2371,7 +2376,8 @@ def _own_distance(x: np.ndarray, at_b1: np.ndarray, radius: np.ndarray, tangent:
     G = dU[:, None] * ge
     H = None
     if tangent:
-        P = (np.eye(d) - np.einsum("ni,nj->nij", nr, nr)) / rho[:, None, None]
+        P = (np.eye(d) - np.einsum("ni,nj->nij", nr, nr)) / rho_d[:, None, None]
+        P[meet] = 0.0
         h_rho = (np.einsum("nia,nij,njb->nab", rX, P, rX)
                  + np.einsum("ni,niab->nab", nr, paXX - pbXX))
         h_D = (np.einsum("nka,nkl,nlb->nab", Y, hD3, Y)
