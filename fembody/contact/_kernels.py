@@ -34,6 +34,10 @@ _PS2 = PARALLEL_SINE ** 2
 _TIE = ZONE_TIE
 _C1 = math.cos(ALPHA_LINE) ** 2
 _C2 = math.cos(ALPHA_POINT) ** 2
+# Taylor coefficients in t = |psi|^2 of sin(phi)/phi and (1 - cos phi)/phi^2, used below t =
+# 1/4 (as fembody.rotations.exp: the closed forms cancel there)
+_EXP_A = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(10))
+_EXP_B = tuple((-1.0) ** k / math.factorial(2 * k + 2) for k in range(10))
 _XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
 _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
 # The gap test's round-off margin, a fraction of the pair's radii sum: a pair with a gap below
@@ -817,6 +821,66 @@ def _surface_point(rot, q, anchor, row, out, TX, tangent, wt, md, M, Kq, G, Tg
 
 
 @njit(cache=True)
+def _free_bounds(x, free, q, ask):  # pragma: no cover - jitted
+    """Which free ends of B (``free[q]``) bound the line part of the pair at ``x`` (line.py's
+    docstring, "Clipped at free ends"): ``(blo, bhi, moving)``, the end (0: b0, 1: b1; -1:
+    none) bounding A's interval below and the one above, and whether they were looked for
+    (``ask``: B has a free end) and A's chord moves along B's at all (else neither)."""
+    blo = -1
+    bhi = -1
+    if not ask:
+        return blo, bhi, False
+    t0 = _project(x, 0.0)
+    dt = _project(x, 1.0) - t0
+    if dt == 0.0:
+        return blo, bhi, False
+    for tau in range(2):
+        if free[q, tau] == 0:
+            continue
+        xb = (float(tau) - t0) / dt
+        if (dt > 0.0) == (tau == 0):
+            if xb > 0.0:
+                blo = tau
+        elif xb < 1.0:
+            bhi = tau
+    return blo, bhi, True
+
+
+@njit(cache=True)
+def _pair_rotations(rvec, q, R):  # pragma: no cover - jitted
+    """The rotations ``R[0] (4, 3, 3)`` of the pair ``q``'s nodes (a0, a1, b0, b1) from their
+    rotation vectors ``rvec[q] (12,)``: Rodrigues, ``I + a hat(v) + b (v v^T - t I)``, ``a =
+    sin(phi)/phi``, ``b = (1 - cos phi)/phi^2``, ``t = phi^2`` (:func:`fembody.rotations.exp`,
+    its series below ``t = 1/4``, in the beam kernels' order of terms)."""
+    for i in range(4):
+        v0, v1, v2 = rvec[q, 3 * i], rvec[q, 3 * i + 1], rvec[q, 3 * i + 2]
+        t = v0 * v0 + v1 * v1 + v2 * v2
+        if abs(t) < 0.25:
+            a = _EXP_A[9] + 0.0 * t
+            b = _EXP_B[9] + 0.0 * t
+            for k in range(8, -1, -1):
+                a = a * t + _EXP_A[k]
+                b = b * t + _EXP_B[k]
+        else:
+            phi = math.sqrt(t)
+            sh = math.sin(0.5 * phi)
+            a = math.sin(phi) / phi
+            b = 2.0 * sh * sh / t
+        for r in range(3):
+            vr = v0 if r == 0 else (v1 if r == 1 else v2)
+            for c in range(3):
+                vc = v0 if c == 0 else (v1 if c == 1 else v2)
+                R[0, i, r, c] = b * vr * vc
+            R[0, i, r, r] += 1.0 - b * t
+        R[0, i, 0, 1] -= a * v2
+        R[0, i, 0, 2] += a * v1
+        R[0, i, 1, 0] += a * v2
+        R[0, i, 1, 2] -= a * v0
+        R[0, i, 2, 0] -= a * v1
+        R[0, i, 2, 1] += a * v0
+
+
+@njit(cache=True)
 def _start_interval(start, q, free, gs, hs):  # pragma: no cover - jitted
     """A's parameter interval ``(lo, L, none)`` of the line part of the pair ``q`` at the
     step's start (node positions ``start[q]``): the clipped one where a free end of B
@@ -829,21 +893,7 @@ def _start_interval(start, q, free, gs, hs):  # pragma: no cover - jitted
     none = False
     if free[q, 0] == 0 and free[q, 1] == 0:
         return lo, L, none
-    t0 = _project(x, 0.0)
-    dt = _project(x, 1.0) - t0
-    if dt == 0.0:
-        return lo, L, none
-    blo = -1
-    bhi = -1
-    for tau in range(2):
-        if free[q, tau] == 0:
-            continue
-        xb = (float(tau) - t0) / dt
-        if (dt > 0.0) == (tau == 0):
-            if xb > 0.0:
-                blo = tau
-        elif xb < 1.0:
-            bhi = tau
+    blo, bhi, moving = _free_bounds(x, free, q, True)
     hi = 1.0
     if blo >= 0:
         lo = _bound(x, float(blo), gs, hs)
@@ -856,10 +906,10 @@ def _start_interval(start, q, free, gs, hs):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _start_point(start, rot0, anchor, row, q, surf, xi, rad, arow0, wl, c0, rv0
+def _start_point(start, R0, anchor, row, q, surf, xi, rad, arow0, wl, c0, rv0
                  ):  # pragma: no cover - jitted
     """A contact point of the pair ``q`` at the step's start (node positions ``start[q]``,
-    rotations ``rot0[q]`` at the surfaces): returns its gap ``g0`` [m] (the pair's closest
+    rotations ``R0[0]`` at the surfaces): returns its gap ``g0`` [m] (the pair's closest
     points where ``xi < 0``, else A's point at ``xi`` projected on B's chord, as the pass
     measures them) and writes ``wl (d,)``, the relative position ``w0`` of the points tied
     at its anchor ``anchor[row]`` (``arow0``, ``c0``, ``rv0`` scratch)."""
@@ -872,7 +922,7 @@ def _start_point(start, rot0, anchor, row, q, surf, xi, rad, arow0, wl, c0, rv0
         t = _project(x, xi)
         c0[0], c0[1], c0[2], c0[3] = 1.0 - xi, xi, t - 1.0, -t
     g0 = _length(x, c0, rv0) - rad
-    _point_anchor(anchor, row, rot0, q, surf, arow0, wl, False)
+    _point_anchor(anchor, row, R0, 0, surf, arow0, wl, False)
     sa, ta = arow0[0], arow0[1]
     c0[0], c0[1], c0[2], c0[3] = 1.0 - sa, sa, ta - 1.0, -ta
     for i in range(d):
@@ -905,11 +955,11 @@ def _landed_anchor(x, anchor, row, rot, q, surf, arow, wl, lam, sh
                       "f8[:, :], f8[:, :, :, :], f8[:, :], f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
-                      "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :, :, :], f8[:, :, :], "
-                      "f8[:, :, :, :], i8[:])")
+                      "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :], f8[:, :, :], "
+                      "f8[:, :], i8[:])")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
                     mu_s, mu_k, kt, tangent, points, report, band,
-                    rot, start, rot0, lands):  # pragma: no cover - jitted
+                    rvec, start, rvec0, lands):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
     ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
     pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
@@ -944,8 +994,11 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     pairs that touch alone, zero for the others (what a Newton iteration reads of none:
     the parallel pairs apart, most of a bundle's, then skip the point part's divisions).
 
-    **At the surfaces** (``rot (n, 4, 3, 3)``, the pairs' nodes' rotations; ``(0, 4, 3, 3)``:
-    friction at the axes, ``anchor (p, 2 + d)`` as above). A block measuring friction at the
+    **At the surfaces** (``rvec (n, 12)``, the rotation vectors of the pairs' nodes a0, a1,
+    b0, b1, whose rotations the pass makes for the pairs that touch alone
+    (:func:`_pair_rotations`: made in numpy for every node and gathered into every pair,
+    they cost more than the pass's use of them); ``(0, 12)``: friction at the axes,
+    ``anchor (p, 2 + d)`` as above). A block measuring friction at the
     sections' surface points passes its anchors ``(p, 2 + d + 6)`` = (s_a, t_a, o, a_A, a_B)
     (:meth:`~fembody.contact.beams.BeamContactBlock._carried`) and its points read the offset
     ``o - v_A + v_B`` (``v = ((1 - s) R_1 + s R_2) a`` per section,
@@ -964,14 +1017,15 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     these: tests/contact/reference.py's ``moments`` and ``rotation_tangent_from_pass``).
 
     **Landing** (``start (n, 4, d)``, the pairs' node positions at the step's start; ``(0,
-    4, d)``: none; ``rot0`` their rotations there at the surfaces, else ``(0, 4, 3, 3)``;
+    4, d)``: none; ``rvec0`` their nodes' rotation vectors there at the surfaces, else ``(0,
+    12)``;
     ``lands (n,)`` per pair 1 where its point may land, 2 where its line points may, 3
     both). A contact point open at the step's start (gap ``g0 > 0`` there, measured on the
     same point: the pair's closest points, or A's line point at ``xi_g`` of the interval
     the pass makes at ``start``, clipped there where B's free end bounds it) and pressed
     now (``g1 < 0``) is measured from where it touched (:func:`fembody.contact.friction
     .landing`, BeamContactBlock's **Landing**): ``w_eff = w1 - lam (w1 - w0)``, ``lam =
-    g0 / (g0 - g1)``, ``w0`` the points tied at its anchor at ``start`` (``rot0``), with
+    g0 / (g0 - g1)``, ``w0`` the points tied at its anchor at ``start`` (``rvec0``), with
     its exact tangent (:func:`_friction_point`'s ``land``). The force still acts on the tied
     points: only the measure moves. With ``points`` the shifts ``lam (w1 - w0)`` of every
     point are the last output ``(p, d)`` (zeros where none lands; ``(0, d)`` without
@@ -1000,7 +1054,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     d = pos.shape[2]
     m = 4
     md = m * d
-    surf = rot.shape[0] > 0
+    surf = rvec.shape[0] > 0
     # at the surfaces: the forces and stiffness on the nodes' rotations too (after the
     # translations: 2 md columns)
     mdr = 2 * md if (surf and frictional) else md
@@ -1065,6 +1119,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     Gs = np.empty((d, md))                  # (_surface_point's scratch)
     Tgs = np.empty((d, md))
     TXd = np.zeros((d, md + d))             # (and its dT/dX, dT/dw where none are asked)
+    rot = np.zeros((1, 4, 3, 3))            # (at the surfaces) a touching pair's rotations
+    rot0 = np.zeros((1, 4, 3, 3))           # and at the step's start (where a point lands)
     # landing inside the step (docstring, **Landing**): the points' shifts, and scratch
     nland = start.shape[0]
     shifts = np.zeros((npt, d))
@@ -1099,34 +1155,21 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         L = 1.0
         clip = False
         none = False
-        blo = -1
-        bhi = -1
-        if free[q, 0] != 0 or free[q, 1] != 0:
-            t0 = _project(x, 0.0)
-            dt = _project(x, 1.0) - t0
-            if dt != 0.0:
-                for tau in range(2):
-                    if free[q, tau] == 0:
-                        continue
-                    xb = (float(tau) - t0) / dt
-                    if (dt > 0.0) == (tau == 0):
-                        if xb > 0.0:
-                            blo = tau
-                    elif xb < 1.0:
-                        bhi = tau
-                hi = 1.0
-                gLo[:] = 0.0
-                gHi[:] = 0.0
-                hLo[:] = 0.0
-                hHi[:] = 0.0
-                if blo >= 0:
-                    lo = _bound(x, float(blo), gLo, hLo)
-                if bhi >= 0:
-                    hi = _bound(x, float(bhi), gHi, hHi)
-                clip = blo >= 0 or bhi >= 0
-                if clip:
-                    L = hi - lo
-                    none = not L > 0.0
+        blo, bhi, moving = _free_bounds(x, free, q, free[q, 0] != 0 or free[q, 1] != 0)
+        if moving:
+            hi = 1.0
+            gLo[:] = 0.0
+            gHi[:] = 0.0
+            hLo[:] = 0.0
+            hHi[:] = 0.0
+            if blo >= 0:
+                lo = _bound(x, float(blo), gLo, hLo)
+            if bhi >= 0:
+                hi = _bound(x, float(bhi), gHi, hHi)
+            clip = blo >= 0 or bhi >= 0
+            if clip:
+                L = hi - lo
+                none = not L > 0.0
         gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
         okl = False
         late = False
@@ -1313,8 +1356,12 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             Mpt[:] = 0.0
             Mln[:] = 0.0
         lq = lands[q] if nland > 0 else 0
+        if surf:
+            _pair_rotations(rvec, q, rot)
+            if lq != 0:
+                _pair_rotations(rvec0, q, rot0)
         if use_p or points:
-            _point_anchor(anchor, q, rot, q, surf, arow, sh, False)
+            _point_anchor(anchor, q, rot, 0, surf, arow, sh, False)
             # a point open at the step's start and pressed now lands (**Landing**)
             lp = 0.0
             lcp = 0.0
@@ -1324,7 +1371,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 if g0 > 0.0:
                     lp = g0 / (g0 - gpt)
                     lcp = lp * lp / g0
-                    _landed_anchor(x, anchor, q, rot, q, surf, arow, wl, lp, sh)
+                    _landed_anchor(x, anchor, q, rot, 0, surf, arow, wl, lp, sh)
                     if points:
                         for i in range(d):
                             shifts[q, i] = sh[i]
@@ -1336,10 +1383,10 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
             if rt and use_p:
                 _point_tangent(fw, out, kt[q], d, md, dT[nt - 1, 0], 1.0 - lp)
             if surf and use_p and rt:
-                _surface_point(rot, q, anchor, q, out, dT[nt - 1, 0], True, 1.0 - lam,
+                _surface_point(rot, 0, anchor, q, out, dT[nt - 1, 0], True, 1.0 - lam,
                                md, Mpt, K[nt - 1], Gs, Tgs)
             elif surf and use_p:
-                _surface_point(rot, q, anchor, q, out, TXd, False, 1.0 - lam, md, Mpt, Ko,
+                _surface_point(rot, 0, anchor, q, out, TXd, False, 1.0 - lam, md, Mpt, Ko,
                                Gs, Tgs)
         Fln[:] = 0.0
         if tangent:
@@ -1357,7 +1404,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 kg = _W_T[g_] * L * k[q] if lon[g_] else 0.0
                 kgb = _W_T[g_] * L * k[q] if lband[g_] else 0.0     # (the tangent band)
                 row = n + q * NG + g_
-                _point_anchor(anchor, row, rot, q, surf, arow, sh, False)
+                _point_anchor(anchor, row, rot, 0, surf, arow, sh, False)
                 ll = 0.0
                 lcl = 0.0
                 if not none0 and lon[g_]:
@@ -1366,7 +1413,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     if g0 > 0.0:
                         ll = g0 / (g0 - (rhoL[g_] - rad))
                         lcl = ll * ll / g0
-                        _landed_anchor(x, anchor, row, rot, q, surf, arow, wl, ll, sh)
+                        _landed_anchor(x, anchor, row, rot, 0, surf, arow, wl, ll, sh)
                         if points:
                             for i in range(d):
                                 shifts[row, i] = sh[i]
@@ -1399,10 +1446,10 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                 if rt and use_l:
                     _point_tangent(fw, out, kt[row], d, md, dT[nt - 1, 1 + g_], 1.0 - ll)
                 if surf and use_l and rt:
-                    _surface_point(rot, q, anchor, row, out, dT[nt - 1, 1 + g_], True, lam,
+                    _surface_point(rot, 0, anchor, row, out, dT[nt - 1, 1 + g_], True, lam,
                                    md, Mln, K[nt - 1], Gs, Tgs)
                 elif surf and use_l:
-                    _surface_point(rot, q, anchor, row, out, TXd, False, lam, md, Mln, Ko,
+                    _surface_point(rot, 0, anchor, row, out, TXd, False, lam, md, Mln, Ko,
                                    Gs, Tgs)
                 for i in range(md):
                     Fln[i] += Fo[i]

@@ -94,8 +94,8 @@ if TYPE_CHECKING:
 
 _NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64),
                                        np.zeros(0))     # a frictionless block's kernel inputs
-_NO_ROT = np.zeros((0, 4, 3, 3))        # (friction at the axes: crossing_forces' ``rot``)
-# (no landing: crossing_forces' ``start``, ``rot0``, ``lands``)
+_NO_ROT = np.zeros((0, 12))             # (friction at the axes: crossing_forces' ``rvec``)
+# (no landing: crossing_forces' ``start``, ``rvec0``, ``lands``)
 _NO_START = (np.zeros((0, 4, 3)), _NO_ROT, np.zeros(0, dtype=np.int64))
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
@@ -561,9 +561,10 @@ class BeamContactBlock(ContactRows):
             if self.surface and self.kind == "node":
                 anchor = self._kernel_anchor(x, anchor)
             elif self.surface:
-                # (the pass makes the offsets o - v_A + v_B of the touching pairs' points
-                # alone: made for every point in numpy, they cost more than the pass)
-                rot = np.ascontiguousarray(self._rotations(x), dtype=float)
+                # (the pass makes the rotations and the offsets o - v_A + v_B of the
+                # touching pairs' points alone: made for every point in numpy, they cost
+                # more than the pass)
+                rot = self._rotation_vectors(x)
             mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
@@ -600,8 +601,8 @@ class BeamContactBlock(ContactRows):
     def _step_start(self, h: History) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What the compiled pass lands the spatial points with (``crossing_forces``'
         **Landing**): the pairs' node positions ``(n, 4, d)`` at the step's start (the
-        history's ``x``), their rotations there ``(n, 4, 3, 3)`` at the surfaces (else
-        empty), and per pair which of its points may land (1: its point, 2: its line
+        history's ``x``), their nodes' rotation vectors there ``(n, 12)`` at the surfaces
+        (else empty), and per pair which of its points may land (1: its point, 2: its line
         points, 3: both): not the point of a pair the share rows take back (:attr:`held`).
         Kept for the history last asked (every evaluation of a step reads them; a history's
         arrays are not written once made)."""
@@ -609,11 +610,7 @@ class BeamContactBlock(ContactRows):
         if c is not None and c[0] is h.x:
             return c[1]
         start = np.ascontiguousarray(self.positions(h.x))
-        rot0 = _NO_ROT
-        if self.surface:
-            # (the step's start is the last accepted state: its rotations, kept by value,
-            # are usually the ones the history update just read)
-            rot0 = np.ascontiguousarray(self._rotations(h.x), dtype=float)
+        rot0 = self._rotation_vectors(h.x) if self.surface else _NO_ROT
         lands = np.full(len(self), 3, dtype=np.int64)
         if self.held is not None:
             lands[self.held] = 2
@@ -712,8 +709,9 @@ class BeamContactBlock(ContactRows):
         if x.shape[1] == m * d:
             return np.broadcast_to(np.eye(3), (k, m, 3, 3))
         rv = x[:, m * d:]
-        # one evaluation reads them up to three times (the offsets, the moments, the
-        # tangent's rotations): the last ones are kept, by value
+        # (the compiled pass makes its own, for the touching pairs alone:
+        # _rotation_vectors) the history update and the array evaluation read them more
+        # than once at one state: the last ones are kept, by value
         last = self._last_rotations
         if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
             return last[1]
@@ -728,6 +726,15 @@ class BeamContactBlock(ContactRows):
         R.flags.writeable = False
         self._last_rotations = (rv.copy(), R)
         return R
+
+    def _rotation_vectors(self, x: np.ndarray) -> np.ndarray:
+        """The pairs' nodes' rotation vectors ``(k, 12)`` the compiled pass reads at the
+        surfaces (``crossing_forces``' ``rvec``) from the gathered coordinates ``x (k, .)``
+        (zeros where ``x`` holds the displacements alone: the reference rotations)."""
+        md = self.X[0].size
+        if x.shape[1] == md:
+            return np.zeros((len(x), 12))
+        return np.ascontiguousarray(x[:, md:], dtype=float)
 
     def _carried(self, R: np.ndarray, anchor: np.ndarray, pairs: np.ndarray):
         """The section vectors the contact points tied at their anchors ``(p, 2 + d + 6)``
@@ -1416,8 +1423,7 @@ class BeamContactBlock(ContactRows):
         if rows.size:
             pr = self._point_rows(rows)
             pos = np.ascontiguousarray(self.positions(x)[rows])
-            rot = (np.ascontiguousarray(self._rotations(x)[rows], dtype=float)
-                   if self.surface else _NO_ROT)
+            rot = self._rotation_vectors(x)[rows] if self.surface else _NO_ROT
             # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
             out = crossing_forces.trusted(
                 pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],

@@ -49,7 +49,7 @@ def _pass(blk: BeamContactBlock, pos: np.ndarray, tangent: bool, points: bool, r
     anchor, sliding, mu_s, mu_k, kt = _NONE
     return crossing_forces(np.ascontiguousarray(pos), blk.k, blk.k_line, blk.length,
                            blk.radius, blk.free, blk.ramp, False, anchor, sliding, mu_s, mu_k,
-                           kt, tangent, points, report, TANGENT_BAND, np.zeros((0, 4, 3, 3)),
+                           kt, tangent, points, report, TANGENT_BAND, np.zeros((0, 12)),
                            *_NO_START)
 
 

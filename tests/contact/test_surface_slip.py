@@ -426,10 +426,10 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True)
     rest = (np.array(h.sliding, dtype=np.int64), blk.mu_s, blk.mu_k, blk.kt, True, True, False,
             TANGENT_BAND)
-    rot = np.ascontiguousarray(blk._rotations(x))
+    rot = np.ascontiguousarray(x[:, 12:])        # (the nodes' rotation vectors)
     new = crossing_forces(*args, np.ascontiguousarray(h.anchor), *rest, rot, *_NO_START)
     ref = crossing_forces(*args, surface_offsets(blk, x, h.anchor), *rest,
-                          np.zeros((0, 4, 3, 3)), *_NO_START)
+                          np.zeros((0, 12)), *_NO_START)
     assert len(ref[2]) > 0 and np.abs(ref[4][:, 5:]).max() > 0.0
     np.testing.assert_array_equal(new[2], ref[2])
     # (given the rotations the pass also writes the rotations' part: its forces, stiffness
@@ -493,7 +493,7 @@ def test_the_pass_writes_the_rotations_part_itself(dy, scale):
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True,
             np.ascontiguousarray(h.anchor), np.array(h.sliding, dtype=np.int64), blk.mu_s,
             blk.mu_k, blk.kt, True)
-    rot = np.ascontiguousarray(blk._rotations(x))
+    rot = np.ascontiguousarray(x[:, 12:])        # (the nodes' rotation vectors)
     out = crossing_forces(*args, True, False, TANGENT_BAND, rot, *_NO_START)
     md = blk.X[0].size
     assert out[0].shape[1] == 2 * md and out[1].shape[1:] == (2 * md, 2 * md)
