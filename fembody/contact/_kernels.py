@@ -34,6 +34,10 @@ _PS2 = PARALLEL_SINE ** 2
 _TIE = ZONE_TIE
 _C1 = math.cos(ALPHA_LINE) ** 2
 _C2 = math.cos(ALPHA_POINT) ** 2
+# Taylor coefficients in t = |psi|^2 of sin(phi)/phi and (1 - cos phi)/phi^2, used below t =
+# 1/4 (as fembody.rotations.exp: the closed forms cancel there)
+_EXP_A = tuple((-1.0) ** k / math.factorial(2 * k + 1) for k in range(10))
+_EXP_B = tuple((-1.0) ** k / math.factorial(2 * k + 2) for k in range(10))
 _XI_T = tuple(float(v) for v in 0.5 * (np.polynomial.legendre.leggauss(NG)[0] + 1.0))
 _W_T = tuple(float(v) for v in 0.5 * np.polynomial.legendre.leggauss(NG)[1])
 # The gap test's round-off margin, a fraction of the pair's radii sum: a pair with a gap below
@@ -436,7 +440,7 @@ def _ramp(lam, L, rl, gLo, gHi, hLo, hHi, hessian, grad, hess):  # pragma: no co
 
 @njit(cache=True)
 def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tangent, fw,
-                    Fo, Ko, out, kband, nband):  # pragma: no cover - jitted
+                    Fo, Ko, out, kband, nband, land, lc, wl, dg):  # pragma: no cover - jitted
     """Friction of one contact point (:func:`fembody.contact.friction.coulomb` with the
     block's anchor coefficients): the pair's nodes ``x (m, d)`` (m = 4: a0, a1, b0, b1; m =
     3: a planar pair's node p, b0, b1), the gap's gradient ``grad`` and (``tangent``)
@@ -452,7 +456,13 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
     would have pressed by the band's width: no force, and the return mapping's tangent as
     if pressed so (a configuration less than the band away, as the penalty's band): the
     stick tangent ``k_t du`` where ``k_t |u| <= mu nband`` (at the anchor: a point just
-    closed), else the slip's with ``N = nband`` and ``dN = -kband dN``."""
+    closed), else the slip's with ``N = nband`` and ``dN = -kband dN``.
+
+    A point that lands inside the step (``land`` = ``lambda = g0 / (g0 - g1)`` in (0, 1), 0:
+    none; :func:`fembody.contact.friction.landing`) comes with its anchor's offset shifted
+    by ``lambda (w1 - w0)`` (:func:`_landed_anchor`: ``w`` is then ``w_eff``), ``wl (d,)``
+    its ``w1 - w0``, ``dg (m d)`` the gradient of its gap ``g1`` and ``lc = lambda^2 /
+    g0``: the tangent's ``dw_eff = (1 - lambda) dw1 - (w1 - w0) lc dg^T``."""
     d = x.shape[1]
     m = x.shape[0]
     md = m * d
@@ -531,13 +541,19 @@ def _friction_point(x, grad, H, dN, kon, g, anchor, sliding, mu_s, mu_k, kt, tan
         for i in range(d):
             acc += w[i] * dn[i, j]
         wdn[j] = acc
+    keep = 1.0 - land                       # (landing: dw_eff/dw1)
     for i in range(d):
+        pd = 0.0
         for k in range(d):
             pik = (1.0 if i == k else 0.0) - nrm[i] * nrm[k]
+            pd += pik * wl[k]
             for b in range(m):
-                du[i, b * d + k] = pik * ca[b]
+                du[i, b * d + k] = keep * (pik * ca[b])
         for j in range(md):
             du[i, j] -= nw * dn[i, j] + nrm[i] * wdn[j]
+        if land > 0.0:
+            for j in range(md):
+                du[i, j] -= (pd * lc) * dg[j]
     if stick:
         for i in range(d):
             for j in range(md):
@@ -601,6 +617,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
     Ko = np.empty((md, md))
     fw = np.empty((8 + 3 * md) * d + 4)
     out = np.empty(5 + d)
+    wl = np.zeros(d)
     for q in range(n):
         x = pos[q]
         num = den = 0.0
@@ -639,7 +656,7 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
         if not frictional:
             continue
         _friction_point(x, G, H, G, kon, g, anchor[q], sliding[q] != 0, mu_s[q], mu_k[q],
-                        kt[q], tangent, fw, Fo, Ko, out, 0.0, 0.0)
+                        kt[q], tangent, fw, Fo, Ko, out, 0.0, 0.0, 0.0, 0.0, wl, G)
         if points:
             state[q, :] = out
         for i in range(md):
@@ -652,13 +669,19 @@ def node_forces(pos, k, radius, side, frictional, anchor, sliding, mu_s, mu_k, k
 
 
 @njit(cache=True)
-def _point_anchor(anchor, row, rot, q, surf, arow):  # pragma: no cover - jitted
-    """The anchor ``arow`` the point ``row`` of the pair ``q`` reads: its row of ``anchor``;
+def _point_anchor(anchor, row, rot, q, surf, arow, shift, shifted
+                  ):  # pragma: no cover - jitted
+    """The anchor ``arow`` the point ``row`` of the pair ``q`` reads: its row of ``anchor``
+    (with ``shifted`` its offset ``o + shift``: a landing point, :func:`_landed_anchor`);
     at the surfaces (``surf``) with the offset ``o - v_A + v_B`` of its sections' carried
     vectors at the pair's rotations ``rot[q]`` (crossing_forces' docstring; the terms in
     the order of beams.BeamContactBlock's array form)."""
+    d = shift.shape[0]
     for i in range(anchor.shape[1]):
         arow[i] = anchor[row, i]
+    if shifted:
+        for i in range(d):
+            arow[2 + i] = anchor[row, 2 + i] + shift[i]
     if not surf:
         return
     s, t = anchor[row, 0], anchor[row, 1]
@@ -674,11 +697,11 @@ def _point_anchor(anchor, row, rot, q, surf, arow):  # pragma: no cover - jitted
             vb1 += rot[q, 3, i, j] * anchor[row, 8 + j]
         va = (1.0 - s) * va0 + s * va1
         vb = (1.0 - t) * vb0 + t * vb1
-        arow[2 + i] = (anchor[row, 2 + i] + (-va)) + vb
+        arow[2 + i] = (arow[2 + i] + (-va)) + vb
 
 
 @njit(cache=True)
-def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
+def _point_tangent(fw, out, kt, d, md, TX, keep):  # pragma: no cover - jitted
     """The return mapping's derivatives of the friction force ``T`` of the point
     :func:`_friction_point` just evaluated with ``tangent``, read from its scratch ``fw``
     and state ``out``: ``TX (d, md + d)`` = (dT/dX, dT/dw), ``w`` the tied points'
@@ -689,7 +712,10 @@ def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
     Stick ``dT/dw = k_t P``, slip ``(mu N / |u|) (I - e e^T) P``, ``P = I - n n^T``
     (:func:`fembody.contact.friction.coulomb`; the scratch's layout is
     :func:`_friction_point`'s: ``n``, ``w``, ``u``, ``e`` in its first ``4 d`` entries,
-    dT/dX (row-major) from ``4 d + 4 + d md``, written there at its end)."""
+    dT/dX (row-major) from ``4 d + 4 + d md``, written there at its end). A point that
+    landed inside the step (:func:`_friction_point`'s ``land``) gives ``dT/dw1 = dT/dw_eff
+    (1 - lambda)`` (``keep``; 1 elsewhere): the chain its sections' rotations move ``w1``
+    by."""
     if not out[0] > 0.0:
         TX[:, :] = 0.0
         return
@@ -703,7 +729,7 @@ def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
     if out[2] == 0.0:                       # stick
         for i in range(d):
             for k in range(d):
-                TX[i, md + k] = kt * ((1.0 if i == k else 0.0) - nrm[i] * nrm[k])
+                TX[i, md + k] = keep * (kt * ((1.0 if i == k else 0.0) - nrm[i] * nrm[k]))
         return
     uu = 0.0
     for i in range(d):
@@ -716,7 +742,7 @@ def _point_tangent(fw, out, kt, d, md, TX):  # pragma: no cover - jitted
             for j in range(d):
                 acc += (((1.0 if i == j else 0.0) - e[i] * e[j])
                         * ((1.0 if j == k else 0.0) - nrm[j] * nrm[k]))
-            TX[i, md + k] = fac * acc
+            TX[i, md + k] = keep * (fac * acc)
 
 
 @njit(cache=True)
@@ -794,14 +820,146 @@ def _surface_point(rot, q, anchor, row, out, TX, tangent, wt, md, M, Kq, G, Tg
                 Kq[3 * a + k, md + cc] += wa * Tg[k, cc]
 
 
+@njit(cache=True)
+def _free_bounds(x, free, q, ask):  # pragma: no cover - jitted
+    """Which free ends of B (``free[q]``) bound the line part of the pair at ``x`` (line.py's
+    docstring, "Clipped at free ends"): ``(blo, bhi, moving)``, the end (0: b0, 1: b1; -1:
+    none) bounding A's interval below and the one above, and whether they were looked for
+    (``ask``: B has a free end) and A's chord moves along B's at all (else neither)."""
+    blo = -1
+    bhi = -1
+    if not ask:
+        return blo, bhi, False
+    t0 = _project(x, 0.0)
+    dt = _project(x, 1.0) - t0
+    if dt == 0.0:
+        return blo, bhi, False
+    for tau in range(2):
+        if free[q, tau] == 0:
+            continue
+        xb = (float(tau) - t0) / dt
+        if (dt > 0.0) == (tau == 0):
+            if xb > 0.0:
+                blo = tau
+        elif xb < 1.0:
+            bhi = tau
+    return blo, bhi, True
+
+
+@njit(cache=True)
+def _pair_rotations(rvec, q, R):  # pragma: no cover - jitted
+    """The rotations ``R[0] (4, 3, 3)`` of the pair ``q``'s nodes (a0, a1, b0, b1) from their
+    rotation vectors ``rvec[q] (12,)``: Rodrigues, ``I + a hat(v) + b (v v^T - t I)``, ``a =
+    sin(phi)/phi``, ``b = (1 - cos phi)/phi^2``, ``t = phi^2`` (:func:`fembody.rotations.exp`,
+    its series below ``t = 1/4``, in the beam kernels' order of terms)."""
+    for i in range(4):
+        v0, v1, v2 = rvec[q, 3 * i], rvec[q, 3 * i + 1], rvec[q, 3 * i + 2]
+        t = v0 * v0 + v1 * v1 + v2 * v2
+        if abs(t) < 0.25:
+            a = _EXP_A[9] + 0.0 * t
+            b = _EXP_B[9] + 0.0 * t
+            for k in range(8, -1, -1):
+                a = a * t + _EXP_A[k]
+                b = b * t + _EXP_B[k]
+        else:
+            phi = math.sqrt(t)
+            sh = math.sin(0.5 * phi)
+            a = math.sin(phi) / phi
+            b = 2.0 * sh * sh / t
+        for r in range(3):
+            vr = v0 if r == 0 else (v1 if r == 1 else v2)
+            for c in range(3):
+                vc = v0 if c == 0 else (v1 if c == 1 else v2)
+                R[0, i, r, c] = b * vr * vc
+            R[0, i, r, r] += 1.0 - b * t
+        R[0, i, 0, 1] -= a * v2
+        R[0, i, 0, 2] += a * v1
+        R[0, i, 1, 0] += a * v2
+        R[0, i, 1, 2] -= a * v0
+        R[0, i, 2, 0] -= a * v1
+        R[0, i, 2, 1] += a * v0
+
+
+@njit(cache=True)
+def _start_interval(start, q, free, gs, hs):  # pragma: no cover - jitted
+    """A's parameter interval ``(lo, L, none)`` of the line part of the pair ``q`` at the
+    step's start (node positions ``start[q]``): the clipped one where a free end of B
+    (``free[q]``) bounds it, as :func:`crossing_forces` makes it at the evaluated state
+    (``gs``, ``hs`` scratch of :func:`_bound`'s derivatives); ``none`` where nothing of A
+    projects inside B's chord."""
+    x = start[q]
+    lo = 0.0
+    L = 1.0
+    none = False
+    if free[q, 0] == 0 and free[q, 1] == 0:
+        return lo, L, none
+    blo, bhi, moving = _free_bounds(x, free, q, True)
+    hi = 1.0
+    if blo >= 0:
+        lo = _bound(x, float(blo), gs, hs)
+    if bhi >= 0:
+        hi = _bound(x, float(bhi), gs, hs)
+    if blo >= 0 or bhi >= 0:
+        L = hi - lo
+        none = not L > 0.0
+    return lo, L, none
+
+
+@njit(cache=True)
+def _start_point(start, R0, anchor, row, q, surf, xi, rad, arow0, wl, c0, rv0
+                 ):  # pragma: no cover - jitted
+    """A contact point of the pair ``q`` at the step's start (node positions ``start[q]``,
+    rotations ``R0[0]`` at the surfaces): returns its gap ``g0`` [m] (the pair's closest
+    points where ``xi < 0``, else A's point at ``xi`` projected on B's chord, as the pass
+    measures them) and writes ``wl (d,)``, the relative position ``w0`` of the points tied
+    at its anchor ``anchor[row]`` (``arow0``, ``c0``, ``rv0`` scratch)."""
+    x = start[q]
+    d = x.shape[1]
+    if xi < 0.0:
+        s, t, ok0 = _closest(x)
+        c0[0], c0[1], c0[2], c0[3] = 1.0 - s, s, t - 1.0, -t
+    else:
+        t = _project(x, xi)
+        c0[0], c0[1], c0[2], c0[3] = 1.0 - xi, xi, t - 1.0, -t
+    g0 = _length(x, c0, rv0) - rad
+    _point_anchor(anchor, row, R0, 0, surf, arow0, wl, False)
+    sa, ta = arow0[0], arow0[1]
+    c0[0], c0[1], c0[2], c0[3] = 1.0 - sa, sa, ta - 1.0, -ta
+    for i in range(d):
+        acc = 0.0
+        for a in range(4):
+            acc += c0[a] * x[a, i]
+        wl[i] = acc - arow0[2 + i]
+    return g0
+
+
+@njit(cache=True)
+def _landed_anchor(x, anchor, row, rot, q, surf, arow, wl, lam, sh
+                   ):  # pragma: no cover - jitted
+    """A landing point (crossing_forces' **Landing**) of the pair ``q`` at its nodes ``x``:
+    from ``arow`` (its anchor as read, :func:`_point_anchor`) and ``wl`` (its ``w0``,
+    :func:`_start_point`) makes ``wl = w1 - w0``, the shift ``sh = lam (w1 - w0)`` and
+    ``arow`` read again with the offset ``o + sh``: the anchor the history update keeps
+    where the point sticks, so that the next step reads the same numbers."""
+    d = x.shape[1]
+    sa, ta = arow[0], arow[1]
+    for i in range(d):
+        w1 = ((((1.0 - sa) * x[0, i] + sa * x[1, i]) + (ta - 1.0) * x[2, i])
+              + (-ta) * x[3, i]) - arow[2 + i]
+        wl[i] = w1 - wl[i]
+        sh[i] = lam * wl[i]
+    _point_anchor(anchor, row, rot, q, surf, arow, sh, True)
+
+
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :, :], i8[:], f8[:, :], f8[:, :], f8[:, :], "
-                      "f8[:, :], f8[:, :, :, :], f8[:, :]))("
+                      "f8[:, :], f8[:, :, :, :], f8[:, :], f8[:, :]))("
                       "f8[:, :, :], f8[:], f8[:], f8[:], f8[:], i8[:, :], f8[:, :], b1, f8[:, :], "
                       "i8[:], "
-                      "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :, :, :])")
+                      "f8[:], f8[:], f8[:], b1, b1, b1, f8, f8[:, :], f8[:, :, :], "
+                      "f8[:, :], i8[:])")
 def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anchor, sliding,
                     mu_s, mu_k, kt, tangent, points, report, band,
-                    rot):  # pragma: no cover - jitted
+                    rvec, start, rvec0, lands):  # pragma: no cover - jitted
     """Internal forces ``f (n, 4 d)`` [N] and (``tangent``) stiffness ``K (t, 4 d, 4 d)`` of the
     ``t`` pairs that touch, in the order of those rows (else ``(0, 4 d, 4 d)``; every other
     pair's stiffness is zero) of the spatial pairs at node positions ``pos (n, 4, d)`` = (a0,
@@ -836,8 +994,11 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     pairs that touch alone, zero for the others (what a Newton iteration reads of none:
     the parallel pairs apart, most of a bundle's, then skip the point part's divisions).
 
-    **At the surfaces** (``rot (n, 4, 3, 3)``, the pairs' nodes' rotations; ``(0, 4, 3, 3)``:
-    friction at the axes, ``anchor (p, 2 + d)`` as above). A block measuring friction at the
+    **At the surfaces** (``rvec (n, 12)``, the rotation vectors of the pairs' nodes a0, a1,
+    b0, b1, whose rotations the pass makes for the pairs that touch alone
+    (:func:`_pair_rotations`: made in numpy for every node and gathered into every pair,
+    they cost more than the pass's use of them); ``(0, 12)``: friction at the axes,
+    ``anchor (p, 2 + d)`` as above). A block measuring friction at the
     sections' surface points passes its anchors ``(p, 2 + d + 6)`` = (s_a, t_a, o, a_A, a_B)
     (:meth:`~fembody.contact.beams.BeamContactBlock._carried`) and its points read the offset
     ``o - v_A + v_B`` (``v = ((1 - s) R_1 + s R_2) a`` per section,
@@ -854,6 +1015,21 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     line weight's gradient, from which the rotations' block is made (both ``(0, ...)``
     without ``tangent`` or at the axes; the numpy reference of the rotations' part, from
     these: tests/contact/reference.py's ``moments`` and ``rotation_tangent_from_pass``).
+
+    **Landing** (``start (n, 4, d)``, the pairs' node positions at the step's start; ``(0,
+    4, d)``: none; ``rvec0`` their nodes' rotation vectors there at the surfaces, else ``(0,
+    12)``;
+    ``lands (n,)`` per pair 1 where its point may land, 2 where its line points may, 3
+    both). A contact point open at the step's start (gap ``g0 > 0`` there, measured on the
+    same point: the pair's closest points, or A's line point at ``xi_g`` of the interval
+    the pass makes at ``start``, clipped there where B's free end bounds it) and pressed
+    now (``g1 < 0``) is measured from where it touched (:func:`fembody.contact.friction
+    .landing`, BeamContactBlock's **Landing**): ``w_eff = w1 - lam (w1 - w0)``, ``lam =
+    g0 / (g0 - g1)``, ``w0`` the points tied at its anchor at ``start`` (``rvec0``), with
+    its exact tangent (:func:`_friction_point`'s ``land``). The force still acts on the tied
+    points: only the measure moves. With ``points`` the shifts ``lam (w1 - w0)`` of every
+    point are the last output ``(p, d)`` (zeros where none lands; ``(0, d)`` without
+    ``points``): what the history update adds to a landed point's offset where it sticks.
 
     **The tangent band** (``band``, a fraction of the radii sum, at most ``GAP_MARGIN``; 0:
     none). A point part or line Gauss point with a gap in ``[0, band radius)`` keeps the
@@ -878,7 +1054,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     d = pos.shape[2]
     m = 4
     md = m * d
-    surf = rot.shape[0] > 0
+    surf = rvec.shape[0] > 0
     # at the surfaces: the forces and stiffness on the nodes' rotations too (after the
     # translations: 2 md columns)
     mdr = 2 * md if (surf and frictional) else md
@@ -943,6 +1119,19 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
     Gs = np.empty((d, md))                  # (_surface_point's scratch)
     Tgs = np.empty((d, md))
     TXd = np.zeros((d, md + d))             # (and its dT/dX, dT/dw where none are asked)
+    rot = np.zeros((1, 4, 3, 3))            # (at the surfaces) a touching pair's rotations
+    rot0 = np.zeros((1, 4, 3, 3))           # and at the step's start (where a point lands)
+    # landing inside the step (docstring, **Landing**): the points' shifts, and scratch
+    nland = start.shape[0]
+    shifts = np.zeros((npt, d))
+    wl = np.zeros(d)                        # a landing point's w0, then w1 - w0
+    sh = np.zeros(d)                        # and its shift lam (w1 - w0)
+    dgc = np.empty(md)                      # a clipped line point's gap gradient
+    arow0 = np.empty(anchor.shape[1])
+    c0 = np.empty(m)
+    rv0 = np.empty(d)
+    gs0 = np.empty(md)
+    hs0 = np.empty((md, md))
     for q in range(n):
         x = pos[q]
         rad = radius[q]
@@ -966,34 +1155,21 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         L = 1.0
         clip = False
         none = False
-        blo = -1
-        bhi = -1
-        if free[q, 0] != 0 or free[q, 1] != 0:
-            t0 = _project(x, 0.0)
-            dt = _project(x, 1.0) - t0
-            if dt != 0.0:
-                for tau in range(2):
-                    if free[q, tau] == 0:
-                        continue
-                    xb = (float(tau) - t0) / dt
-                    if (dt > 0.0) == (tau == 0):
-                        if xb > 0.0:
-                            blo = tau
-                    elif xb < 1.0:
-                        bhi = tau
-                hi = 1.0
-                gLo[:] = 0.0
-                gHi[:] = 0.0
-                hLo[:] = 0.0
-                hHi[:] = 0.0
-                if blo >= 0:
-                    lo = _bound(x, float(blo), gLo, hLo)
-                if bhi >= 0:
-                    hi = _bound(x, float(bhi), gHi, hHi)
-                clip = blo >= 0 or bhi >= 0
-                if clip:
-                    L = hi - lo
-                    none = not L > 0.0
+        blo, bhi, moving = _free_bounds(x, free, q, free[q, 0] != 0 or free[q, 1] != 0)
+        if moving:
+            hi = 1.0
+            gLo[:] = 0.0
+            gHi[:] = 0.0
+            hLo[:] = 0.0
+            hHi[:] = 0.0
+            if blo >= 0:
+                lo = _bound(x, float(blo), gLo, hLo)
+            if bhi >= 0:
+                hi = _bound(x, float(bhi), gHi, hHi)
+            clip = blo >= 0 or bhi >= 0
+            if clip:
+                L = hi - lo
+                none = not L > 0.0
         gl = np.inf                         # the smallest Gauss-point gap (line_gaps)
         okl = False
         late = False
@@ -1179,36 +1355,73 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
         if surf:
             Mpt[:] = 0.0
             Mln[:] = 0.0
+        lq = lands[q] if nland > 0 else 0
+        if surf:
+            _pair_rotations(rvec, q, rot)
+            if lq != 0:
+                _pair_rotations(rvec0, q, rot0)
         if use_p or points:
-            _point_anchor(anchor, q, rot, q, surf, arow)
+            _point_anchor(anchor, q, rot, 0, surf, arow, sh, False)
+            # a point open at the step's start and pressed now lands (**Landing**)
+            lp = 0.0
+            lcp = 0.0
+            if (lq & 1) != 0 and kp > 0.0:
+                g0 = _start_point(start, rot0, anchor, q, q, surf, -1.0, rad, arow0, wl, c0,
+                                  rv0)
+                if g0 > 0.0:
+                    lp = g0 / (g0 - gpt)
+                    lcp = lp * lp / g0
+                    _landed_anchor(x, anchor, q, rot, 0, surf, arow, wl, lp, sh)
+                    if points:
+                        for i in range(d):
+                            shifts[q, i] = sh[i]
             _friction_point(x, gp, Hp, gp, kp, gpt, arow, sliding[q] != 0, mu_s[q], mu_k[q],
-                            kt[q], tangent and use_p, fw, Fpt, Kpt, out, kb, kb * bnd)
+                            kt[q], tangent and use_p, fw, Fpt, Kpt, out, kb, kb * bnd, lp,
+                            lcp, wl, gp)
             if points:
                 state[q, :] = out
             if rt and use_p:
-                _point_tangent(fw, out, kt[q], d, md, dT[nt - 1, 0])
+                _point_tangent(fw, out, kt[q], d, md, dT[nt - 1, 0], 1.0 - lp)
             if surf and use_p and rt:
-                _surface_point(rot, q, anchor, q, out, dT[nt - 1, 0], True, 1.0 - lam,
+                _surface_point(rot, 0, anchor, q, out, dT[nt - 1, 0], True, 1.0 - lam,
                                md, Mpt, K[nt - 1], Gs, Tgs)
             elif surf and use_p:
-                _surface_point(rot, q, anchor, q, out, TXd, False, 1.0 - lam, md, Mpt, Ko,
+                _surface_point(rot, 0, anchor, q, out, TXd, False, 1.0 - lam, md, Mpt, Ko,
                                Gs, Tgs)
         Fln[:] = 0.0
         if tangent:
             Kln[:] = 0.0
         if use_l or points:
+            # the line part's interval at the step's start, where a line point may land
+            lo0 = 0.0
+            L0 = 1.0
+            none0 = True
+            if (lq & 2) != 0:
+                lo0, L0, none0 = _start_interval(start, q, free, gs0, hs0)
             for g_ in range(NG):
                 # the line points of the penalty's quadrature (clipped at a free end of B:
                 # there at xi_g = lo + L XI_g, weight L W_g, moving with the bounds)
                 kg = _W_T[g_] * L * k[q] if lon[g_] else 0.0
                 kgb = _W_T[g_] * L * k[q] if lband[g_] else 0.0     # (the tangent band)
                 row = n + q * NG + g_
-                _point_anchor(anchor, row, rot, q, surf, arow)
+                _point_anchor(anchor, row, rot, 0, surf, arow, sh, False)
+                ll = 0.0
+                lcl = 0.0
+                if not none0 and lon[g_]:
+                    g0 = _start_point(start, rot0, anchor, row, q, surf,
+                                      lo0 + L0 * _XI_T[g_], rad, arow0, wl, c0, rv0)
+                    if g0 > 0.0:
+                        ll = g0 / (g0 - (rhoL[g_] - rad))
+                        lcl = ll * ll / g0
+                        _landed_anchor(x, anchor, row, rot, 0, surf, arow, wl, ll, sh)
+                        if points:
+                            for i in range(d):
+                                shifts[row, i] = sh[i]
                 if not clip or not lon[g_]:
                     _friction_point(x, GL[g_], HL[g_], GL[g_], kg, rhoL[g_] - rad,
                                     arow, sliding[row] != 0, mu_s[row], mu_k[row],
                                     kt[row], tangent and use_l, fw, Fo, Ko, out, kgb,
-                                    kgb * bnd)
+                                    kgb * bnd, ll, lcl, wl, GL[g_])
                 else:
                     # N = -L W_g k g(xi_g(X), X): dN = -kg (g_X + g_xi xi_X + g L_X / L);
                     # the normal n (A's rows of g_X) turns with xi too: dn = A's rows of
@@ -1218,6 +1431,7 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     Dx = DXI[g_]
                     for i in range(md):
                         gxg[i] = (1.0 - xg_) * gLo[i] + xg_ * gHi[i]
+                        dgc[i] = GL[g_, i] + Dx * gxg[i]         # (the gap's, landing)
                         dNF[i] = GL[g_, i] + Dx * gxg[i] + gg * (gHi[i] - gLo[i]) / L
                     if tangent and use_l:
                         for i in range(md):
@@ -1225,16 +1439,17 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                                 HF[i, j] = HL[g_, i, j] + GXI[g_, i] * gxg[j]
                     _friction_point(x, GL[g_], HF, dNF, kg, gg, arow,
                                     sliding[row] != 0, mu_s[row], mu_k[row], kt[row],
-                                    tangent and use_l, fw, Fo, Ko, out, kgb, kgb * bnd)
+                                    tangent and use_l, fw, Fo, Ko, out, kgb, kgb * bnd,
+                                    ll, lcl, wl, dgc)
                 if points:
                     state[row, :] = out
                 if rt and use_l:
-                    _point_tangent(fw, out, kt[row], d, md, dT[nt - 1, 1 + g_])
+                    _point_tangent(fw, out, kt[row], d, md, dT[nt - 1, 1 + g_], 1.0 - ll)
                 if surf and use_l and rt:
-                    _surface_point(rot, q, anchor, row, out, dT[nt - 1, 1 + g_], True, lam,
+                    _surface_point(rot, 0, anchor, row, out, dT[nt - 1, 1 + g_], True, lam,
                                    md, Mln, K[nt - 1], Gs, Tgs)
                 elif surf and use_l:
-                    _surface_point(rot, q, anchor, row, out, TXd, False, lam, md, Mln, Ko,
+                    _surface_point(rot, 0, anchor, row, out, TXd, False, lam, md, Mln, Ko,
                                    Gs, Tgs)
                 for i in range(md):
                     Fln[i] += Fo[i]
@@ -1285,7 +1500,8 @@ def crossing_forces(pos, k, k_line, length, radius, free, ramp, frictional, anch
                     dF = Fln[i] - Fpt[i]
                     for j in range(md):
                         Kq[i, j] += dF * glam[j]
-    return f, K[:nt], touching[:nt], params, state, extra, gaps, dT[:nt], glams[:nt]
+    return (f, K[:nt], touching[:nt], params, state, extra, gaps, dT[:nt], glams[:nt],
+            shifts)
 
 
 @njit(cache=True, aot="Tuple((f8[:, :], f8[:, :]))(f8[:, :, :], f8[:, :, :, :], f8[:, :], "

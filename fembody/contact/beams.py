@@ -94,7 +94,9 @@ if TYPE_CHECKING:
 
 _NO_ANCHOR, _NO_SLIDING, _NO_VALUES = (np.zeros((0, 5)), np.zeros(0, dtype=np.int64),
                                        np.zeros(0))     # a frictionless block's kernel inputs
-_NO_ROT = np.zeros((0, 4, 3, 3))        # (friction at the axes: crossing_forces' ``rot``)
+_NO_ROT = np.zeros((0, 12))             # (friction at the axes: crossing_forces' ``rvec``)
+# (no landing: crossing_forces' ``start``, ``rvec0``, ``lands``)
+_NO_START = (np.zeros((0, 4, 3)), _NO_ROT, np.zeros(0, dtype=np.int64))
 _CK_LINE = np.array([[0.0, 0.0, 1.0, -1.0]])   # a line point's t moves its point on B
 
 # The tangent band of the spatial pairs' penalty (crossing_forces' docstring "The tangent
@@ -310,15 +312,17 @@ class BeamContactBlock(ContactRows):
     (:func:`fembody.contact.friction.landing`; :meth:`_landing`): the compiled pass reads
     the shifted offsets and its stiffness is completed with the shift's derivative
     (:meth:`_landing_tangent`); a landing point that sticks keeps the shifted anchor.
-    Spatial pairs the same way (:meth:`_landing_spatial`, tests/contact/test_spatial_landing
-    .py): the crossing point and each line point by its own gap (A's Gauss points, whose
-    gaps at the step's start are kept per history), ``w`` the surface points' where the
-    block measures there; the pass runs again with the shifted offsets and its stiffness is
-    completed with ``B^T dT/dw (-d shift)`` (``B = dw/dX``: anchor coefficients on the
-    translations, ``dv/dTheta`` on the rotations), the point weighted by ``1 - lam`` and the
-    line points by ``lam`` (:meth:`_landing_tangent_spatial`). The line points of a pair
-    clipped at B's free end still tie at the step's start (the pass's clipped quadrature
-    points are not the Gauss points whose gaps are measured). A spatial pair blends the two
+    Spatial pairs the same way, inside the compiled pass (``crossing_forces``' **Landing**,
+    given the pairs' node positions and rotations at the step's start, :meth:`_step_start`;
+    tests/contact/test_spatial_landing.py): the crossing point and each line point by its
+    own gap, ``w`` the surface points' where the block measures there, the tangent exact
+    (``dw_eff = (1 - lambda) dw + (w - w_0) dlambda``, through the rotations too); the
+    array evaluation (:meth:`_friction_of` given rows, the pass's reference) lands them by
+    :meth:`_landing_spatial`. The line points of a pair clipped at B's free end land too,
+    each by the gap of its clipped quadrature point (moving with the bounds: its gap's
+    gradient has that motion in it; tests/contact/test_clipped_landing.py); the array
+    evaluation, whose line points are A's Gauss points, leaves the line points of pairs with
+    a free end of B tied at the step's start. A spatial pair blends the two
     parts' friction forces with the switch ``lam`` of :mod:`fembody.contact.line` (and the
     tangent with its gradient). The offset ``o`` is held in global axes: while a pair
     sticks and turns, its elastic slip (at most ``mu_s N / k_t``) turns with the angle's
@@ -392,6 +396,7 @@ class BeamContactBlock(ContactRows):
     _last_rotations = None  # (rotation vectors, rotations) last read (_rotations)
     side_slot = None        # set by the System for a planar block (its sides are a run's)
     _gaps_at_start = None   # (history's x, side, gaps) last read (_start_gaps)
+    _at_step_start = None   # (history's x, the pass's landing arguments) (_step_start)
     held = None             # spatial pairs whose point lands tied at the step's start
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
@@ -556,9 +561,10 @@ class BeamContactBlock(ContactRows):
             if self.surface and self.kind == "node":
                 anchor = self._kernel_anchor(x, anchor)
             elif self.surface:
-                # (the pass makes the offsets o - v_A + v_B of the touching pairs' points
-                # alone: made for every point in numpy, they cost more than the pass)
-                rot = np.ascontiguousarray(self._rotations(x), dtype=float)
+                # (the pass makes the rotations and the offsets o - v_A + v_B of the
+                # touching pairs' points alone: made for every point in numpy, they cost
+                # more than the pass)
+                rot = self._rotation_vectors(x)
             mu_s, mu_k, kt = self.mu_s, self.mu_k, self.kt
         else:
             anchor, sliding = _NO_ANCHOR, _NO_SLIDING
@@ -584,36 +590,32 @@ class BeamContactBlock(ContactRows):
             if tangent:
                 self._landing_tangent(x, h, side, out[1], land)
             return out
-        out = crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
-                                      self.free, self.ramp, self.frictional, anchor, sliding,
-                                      mu_s,
-                                      mu_k, kt, tangent, points, False, TANGENT_BAND, rot)
-        if not self.frictional:
-            return out
-        # landing points (**Landing**) among the pairs that touch, as the planar pass's
-        on = np.asarray(out[2], dtype=np.int64)
-        land = (self._landing_spatial(x, h, tangent, on, out[1].shape[-1] if tangent else 0)
-                if on.size else None)
-        if land is None:
-            return out
-        anchor = np.array(anchor, dtype=float, order="C")
-        anchor[land[4], 2:2 + self.dim] += land[1]
-        # the pass made again over the touching pairs alone (a pair's numbers do not depend
-        # on the others'), its results put in their places
-        pr = self._point_rows(on)
-        sub = crossing_forces.trusted(
-            np.ascontiguousarray(pos[on]), self.k[on], self.k_line[on], self.length[on],
-            self.radius[on], self.free[on], self.ramp[on], True,
-            np.ascontiguousarray(anchor[pr]), sliding[pr], mu_s[pr], mu_k[pr], kt[pr],
-            tangent, points, False, TANGENT_BAND, rot[on] if len(rot) else rot)
-        out = list(out)
-        out[0][on] = sub[0]
-        out[1] = sub[1]
-        if points:
-            out[3][pr], out[4][pr], out[5][on] = sub[3], sub[4], sub[5]
-        if tangent:
-            self._landing_tangent_spatial(x, h, out[1], on, land)
-        return out
+        # the points that land in this step are tied where they touch (**Landing**): the
+        # pass measures them from the step's start itself
+        start, rot0, lands = self._step_start(h) if self.frictional else _NO_START
+        return crossing_forces.trusted(pos, self.k, self.k_line, self.length, self.radius,
+                                       self.free, self.ramp, self.frictional, anchor, sliding,
+                                       mu_s, mu_k, kt, tangent, points, False, TANGENT_BAND,
+                                       rot, start, rot0, lands)
+
+    def _step_start(self, h: History) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the compiled pass lands the spatial points with (``crossing_forces``'
+        **Landing**): the pairs' node positions ``(n, 4, d)`` at the step's start (the
+        history's ``x``), their nodes' rotation vectors there ``(n, 12)`` at the surfaces
+        (else empty), and per pair which of its points may land (1: its point, 2: its line
+        points, 3: both): not the point of a pair the share rows take back (:attr:`held`).
+        Kept for the history last asked (every evaluation of a step reads them; a history's
+        arrays are not written once made)."""
+        c = self._at_step_start
+        if c is not None and c[0] is h.x:
+            return c[1]
+        start = np.ascontiguousarray(self.positions(h.x))
+        rot0 = self._rotation_vectors(h.x) if self.surface else _NO_ROT
+        lands = np.full(len(self), 3, dtype=np.int64)
+        if self.held is not None:
+            lands[self.held] = 2
+        self._at_step_start = (h.x, (start, rot0, lands))
+        return start, rot0, lands
 
     @staticmethod
     def _kernel_history(h: History) -> tuple[np.ndarray, np.ndarray]:
@@ -639,7 +641,7 @@ class BeamContactBlock(ContactRows):
                                       self.free, self.ramp, False, _NO_ANCHOR, _NO_SLIDING,
                                       _NO_VALUES,
                                       _NO_VALUES, _NO_VALUES, False, False, True, 0.0,
-                                      _NO_ROT)
+                                      _NO_ROT, *_NO_START)
         return out[0], out[6]
 
     # ------------------------------------------------------------------------- friction
@@ -707,8 +709,9 @@ class BeamContactBlock(ContactRows):
         if x.shape[1] == m * d:
             return np.broadcast_to(np.eye(3), (k, m, 3, 3))
         rv = x[:, m * d:]
-        # one evaluation reads them up to three times (the offsets, the moments, the
-        # tangent's rotations): the last ones are kept, by value
+        # (the compiled pass makes its own, for the touching pairs alone:
+        # _rotation_vectors) the history update and the array evaluation read them more
+        # than once at one state: the last ones are kept, by value
         last = self._last_rotations
         if last is not None and last[0].shape == rv.shape and np.array_equal(last[0], rv):
             return last[1]
@@ -723,6 +726,15 @@ class BeamContactBlock(ContactRows):
         R.flags.writeable = False
         self._last_rotations = (rv.copy(), R)
         return R
+
+    def _rotation_vectors(self, x: np.ndarray) -> np.ndarray:
+        """The pairs' nodes' rotation vectors ``(k, 12)`` the compiled pass reads at the
+        surfaces (``crossing_forces``' ``rvec``) from the gathered coordinates ``x (k, .)``
+        (zeros where ``x`` holds the displacements alone: the reference rotations)."""
+        md = self.X[0].size
+        if x.shape[1] == md:
+            return np.zeros((len(x), 12))
+        return np.ascontiguousarray(x[:, md:], dtype=float)
 
     def _carried(self, R: np.ndarray, anchor: np.ndarray, pairs: np.ndarray):
         """The section vectors the contact points tied at their anchors ``(p, 2 + d + 6)``
@@ -874,7 +886,8 @@ class BeamContactBlock(ContactRows):
         return (F[:, :md], None if K is None else K[:, :md, :md], *rest)
 
     def _friction_of(self, x: np.ndarray, history: "History | None", tangent: bool,
-                     rows: np.ndarray | None = None, side: np.ndarray | None = None):
+                     rows: np.ndarray | None = None, side: np.ndarray | None = None,
+                     shifts: bool = False):
         """The friction part of the internal forces of the pairs ``rows`` (default None: all)
         ``(n, m d)``, (``tangent``) its stiffness, the return mapping per point
         (:class:`fembody.contact.friction.Coulomb`), the points' current parameters and
@@ -884,7 +897,8 @@ class BeamContactBlock(ContactRows):
         reference in tests/contact/test_compiled.py. Planar pairs signed by the run's
         ``side`` (None: unsigned). (Pairs measured at the surfaces: forces on the
         translations and then the rotations, ``x (n, m d)`` read at the reference
-        rotations.)"""
+        rotations.) With ``shifts`` (spatial, all pairs, no tangent) also the landing
+        points' shifts ``(p, d)`` [m] (``crossing_forces``' last output)."""
         h = self.history0 if history is None else history
         x = self._with_rotation_vectors(x)
         if rows is None and not tangent:        # (once per step: compiled)
@@ -900,7 +914,8 @@ class BeamContactBlock(ContactRows):
                 return F, None, c, params, st[:, 0], None
             extra = out[5]
             # (at the surfaces the pass's friction forces hold the moments too)
-            return extra[:, 1:], None, c, params, st[:, 0], extra[:, 0]
+            res = (extra[:, 1:], None, c, params, st[:, 0], extra[:, 0])
+            return res + (out[9],) if shifts else res
         pr = self._point_rows(rows)
         pos, params, N, nrm, dN, dn = self._points(x, tangent, rows, side)
         p, m, d = pos.shape
@@ -1125,11 +1140,12 @@ class BeamContactBlock(ContactRows):
         point, then its NG line points, as :meth:`_point_rows`) open at the step's start and
         pressed at ``x``, tied where they touched. Their positions among those points
         ``(q,)``, shifts ``(q, d)`` [m], (``tangent``) the shifts' derivatives ``(q, d,
-        cols)``, the shifted relative positions ``(q, d)``, their history rows ``(q,)``, and
-        for :meth:`_landing_tangent_spatial` their pairs' places in ``pairs``, normal forces
-        [N], normals and ``dw/dX``; None when no point lands. The line points of pairs
-        clipped at B's free ends are left tied at the step's start (the compiled pass's
-        clipped quadrature points are not A's Gauss points, whose gaps are measured here)."""
+        cols)``, the shifted relative positions ``(q, d)`` and their history rows ``(q,)``;
+        None when no point lands. The array evaluation's (:meth:`_friction_of` given rows);
+        the compiled pass lands its points itself (:meth:`_step_start`), by the same rule on
+        the same points. The line points of pairs with a free end of B are left tied at the
+        step's start (the compiled pass's clipped quadrature points are not A's Gauss points,
+        whose gaps are measured here)."""
         nr = len(pairs)
         pr = self._point_rows(pairs)
         local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
@@ -1164,26 +1180,7 @@ class BeamContactBlock(ContactRows):
             dg1 = np.zeros((len(at), cols))
             dg1[:, :md] = G[hit]
         shift, dshift = landing(g0[at], g1, w0, w1, dg1, dw1)
-        d = self.dim
-        kn = np.where(i < nr, 1.0, LINE_W[(i - nr) % NG]) * self.k[pairs[pl]]
-        nrm = G[hit][:, :d] + G[hit][:, d:2 * d]
-        return i, shift, dshift, w1 - shift, at, pl, -kn * g1, nrm, dw1
-
-    def _landing_tangent_spatial(self, x: np.ndarray, h: History, K: np.ndarray,
-                                 pairs: np.ndarray, land) -> None:
-        """Add to the compiled pass's stiffness ``K (t, k, k)`` of the touching pairs
-        ``pairs (t,)`` (in place) the derivative of the landing points' friction through
-        their shifts (the pass holds the offsets fixed): ``B^T dT/dw (-d shift/dX)``, ``B``
-        the tied points' ``dw/dX`` (the force's application: anchor coefficients on the
-        translations, the sections' ``dv/dTheta`` on the rotations), a pair's point weighted
-        by ``1 - lam`` and its line points by ``lam``, the line switch's weight
-        (:func:`fembody.contact.line.weight`)."""
-        i, _, dshift, w, at, pl, N, nrm, dw = land
-        c = coulomb(w, nrm, N, self.kt[at], self.mu_s[at], self.mu_k[at], h.sliding[at],
-                    -dshift)
-        lam = weight(self.positions(x)[pairs], self.free[pairs], self.ramp[pairs], False)[0]
-        share = np.where(i < len(pairs), 1.0 - lam[pl], lam[pl])
-        np.add.at(K, pl, share[:, None, None] * (np.swapaxes(dw, 1, 2) @ c.K))
+        return i, shift, dshift, w1 - shift, at
 
     def _open_history(self, x: np.ndarray) -> History:
         """The history of points that are all open at ``x``: each anchored at its current
@@ -1196,7 +1193,7 @@ class BeamContactBlock(ContactRows):
                                              self.radius, self.free, self.ramp, False,
                                              _NO_ANCHOR, _NO_SLIDING, _NO_VALUES, _NO_VALUES,
                                              _NO_VALUES, False, True, False, 0.0,
-                                             _NO_ROT)[3]
+                                             _NO_ROT, *_NO_START)[3]
         else:
             _, params, _, _, _, _ = self._points(x, False)
         anchor = np.concatenate([params, np.zeros((len(params), self.dim))], axis=1)
@@ -1212,7 +1209,8 @@ class BeamContactBlock(ContactRows):
         tangential springs at ``x`` [J]; planar pairs signed by the run's ``side`` (the
         step's; None: unsigned)."""
         x = self._with_rotation_vectors(x)
-        F, _, c, params, N, lam = self._friction_of(x, history, False, side=side)
+        F, _, c, params, N, lam, *shifts = self._friction_of(x, history, False, side=side,
+                                                              shifts=True)
         on = N > 0.0
         keep = on & ~c.slipping                     # sticking points keep their anchors
         # an open point takes its closest points with no offset, whatever its history, so
@@ -1228,16 +1226,15 @@ class BeamContactBlock(ContactRows):
             anchor[:, 2 + self.dim:] = self._tied(x, params)
         stick = np.flatnonzero(keep)
         anchor[stick] = history.anchor[stick]
+        # a point that landed and sticks keeps the anchor it was tied at, where it touched
+        # (spatial: the compiled pass's shifts, zeros where no point landed)
         if self.kind == "node":
             land = self._landing(x, history, side, False)
-        else:                                       # (the pairs with a pressing point)
-            n = len(self)
-            pairs = np.unique(np.where(press < n, press, (press - n) // NG))
-            land = self._landing_spatial(x, history, False, pairs) if pairs.size else None
-        if land is not None:
-            # a point that landed and sticks keeps the anchor it was tied at, where it touched
-            held = keep[land[4]]
-            anchor[land[4][held], 2:2 + self.dim] += land[1][held]
+            if land is not None:
+                held = keep[land[4]]
+                anchor[land[4][held], 2:2 + self.dim] += land[1][held]
+        else:
+            anchor[stick, 2:2 + self.dim] += shifts[0][stick]
         stored = c.stored.copy()
         if lam is not None:                         # each part's share of the blend
             n = len(self)
@@ -1426,14 +1423,13 @@ class BeamContactBlock(ContactRows):
         if rows.size:
             pr = self._point_rows(rows)
             pos = np.ascontiguousarray(self.positions(x)[rows])
-            rot = (np.ascontiguousarray(self._rotations(x)[rows], dtype=float)
-                   if self.surface else _NO_ROT)
+            rot = self._rotation_vectors(x)[rows] if self.surface else _NO_ROT
             # (each pair's terms are its own: the rows' pass gives the whole pass's rows)
             out = crossing_forces.trusted(
                 pos, self.k[rows], self.k_line[rows], self.length[rows], self.radius[rows],
                 self.free[rows], self.ramp[rows], True, np.ascontiguousarray(a[pr]),
                 np.array(history.sliding[pr], dtype=np.int64), self.mu_s[pr], self.mu_k[pr],
-                self.kt[pr], False, True, False, TANGENT_BAND, rot)
+                self.kt[pr], False, True, False, TANGENT_BAND, rot, *_NO_START)
             Fb[np.searchsorted(live, rows)] = _on_b(out[5][:, 1:1 + m * d], d)
         T = np.zeros(n)
         T[live] = np.linalg.norm(Fb, axis=1)

@@ -25,7 +25,7 @@ import pytest
 
 import fembody as fb
 from fembody.contact._kernels import GAP_MARGIN, _XI_T, crossing_forces
-from fembody.contact.beams import TANGENT_BAND, BeamContactBlock
+from fembody.contact.beams import _NO_START, TANGENT_BAND, BeamContactBlock
 from fembody.contact.geometry import PARALLEL_SINE, ZONE_TIE, in_zone
 
 # (omega-33) these bundles run the penalty contact unresolved on purpose (omega h >> 1 at the
@@ -49,7 +49,8 @@ def _pass(blk: BeamContactBlock, pos: np.ndarray, tangent: bool, points: bool, r
     anchor, sliding, mu_s, mu_k, kt = _NONE
     return crossing_forces(np.ascontiguousarray(pos), blk.k, blk.k_line, blk.length,
                            blk.radius, blk.free, blk.ramp, False, anchor, sliding, mu_s, mu_k,
-                           kt, tangent, points, report, TANGENT_BAND, np.zeros((0, 4, 3, 3)))
+                           kt, tangent, points, report, TANGENT_BAND, np.zeros((0, 12)),
+                           *_NO_START)
 
 
 def _parallel(x0: float, h: float) -> np.ndarray:

@@ -39,10 +39,14 @@ def _whole_array_anchor(b: BeamContactBlock, x, h, side) -> np.ndarray:
     if b.surface:           # (and the section vectors tied at the surfaces: issue 33)
         fresh = np.concatenate([fresh, b._tied(x, params)], axis=1)
     kept = np.array(h.anchor, dtype=float)
-    land = (b._landing(x, h, side, False) if b.kind == "node" else
-            b._landing_spatial(x, h, False, np.arange(len(b))))     # (every pair: land3-33)
-    if land is not None:        # (a landing point that sticks: tied where it touched, land-33)
-        kept[land[4], 2:2 + d] += land[1]
+    # (a landing point that sticks: tied where it touched, land-33; spatial: the shifts the
+    # compiled pass made, kland-33, every point's, zeros where none landed)
+    if b.kind == "node":
+        land = b._landing(x, h, side, False)
+        if land is not None:
+            kept[land[4], 2:2 + d] += land[1]
+    else:
+        kept[:, 2:2 + d] += b._friction_of(x, h, False, shifts=True)[6]
     return np.where(keep[:, None], kept, fresh)
 
 

@@ -154,9 +154,9 @@ def test_a_line_landing_is_tied_where_it_touched(dx):
     those with the history opened at the touching state (the motion is a translation, so
     the tied points' slip after touching is the same; 1e-9 of the largest), where ca45246
     counts the approach's motion too (fails there: the forces differ by the approach's
-    share); the pair clipped at B's free end is left out (its line points are left tied
-    at the step's start: BeamContactBlock._landing_spatial); and the stiffness against
-    central differences."""
+    share); the pair with a free end of B is left out (its line points, clipped there,
+    land by their own gaps: test_clipped_landing.py); and the stiffness against central
+    differences."""
     blk, h, x, ht = _lying_step(dx)
     _, _, c, _, N, lam = blk._friction(x, h, False)
     assert (lam > 0.0).any() and (N[len(blk):] > 0.0).any()

@@ -417,7 +417,7 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
     and turned further (slip): forces, stiffness, touching rows and the points' states
     agree to round-off. (On d624e7c the pass takes no rotations.)"""
     from fembody.contact._kernels import crossing_forces
-    from fembody.contact.beams import TANGENT_BAND
+    from fembody.contact.beams import _NO_START, TANGENT_BAND
 
     from .reference import surface_offsets
 
@@ -426,10 +426,10 @@ def test_the_pass_makes_the_surface_offsets_of_the_array_form():
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True)
     rest = (np.array(h.sliding, dtype=np.int64), blk.mu_s, blk.mu_k, blk.kt, True, True, False,
             TANGENT_BAND)
-    rot = np.ascontiguousarray(blk._rotations(x))
-    new = crossing_forces(*args, np.ascontiguousarray(h.anchor), *rest, rot)
+    rot = np.ascontiguousarray(x[:, 12:])        # (the nodes' rotation vectors)
+    new = crossing_forces(*args, np.ascontiguousarray(h.anchor), *rest, rot, *_NO_START)
     ref = crossing_forces(*args, surface_offsets(blk, x, h.anchor), *rest,
-                          np.zeros((0, 4, 3, 3)))
+                          np.zeros((0, 12)), *_NO_START)
     assert len(ref[2]) > 0 and np.abs(ref[4][:, 5:]).max() > 0.0
     np.testing.assert_array_equal(new[2], ref[2])
     # (given the rotations the pass also writes the rotations' part: its forces, stiffness
@@ -484,7 +484,7 @@ def test_the_pass_writes_the_rotations_part_itself(dy, scale):
     and the translations' part unchanged (bit for bit). (On e9ce03e the pass gives the
     translations' 12 columns alone.)"""
     from fembody.contact._kernels import crossing_forces
-    from fembody.contact.beams import TANGENT_BAND
+    from fembody.contact.beams import _NO_START, TANGENT_BAND
 
     from .reference import moments, rotation_tangent_from_pass
 
@@ -493,8 +493,8 @@ def test_the_pass_writes_the_rotations_part_itself(dy, scale):
     args = (pos, blk.k, blk.k_line, blk.length, blk.radius, blk.free, blk.ramp, True,
             np.ascontiguousarray(h.anchor), np.array(h.sliding, dtype=np.int64), blk.mu_s,
             blk.mu_k, blk.kt, True)
-    rot = np.ascontiguousarray(blk._rotations(x))
-    out = crossing_forces(*args, True, False, TANGENT_BAND, rot)
+    rot = np.ascontiguousarray(x[:, 12:])        # (the nodes' rotation vectors)
+    out = crossing_forces(*args, True, False, TANGENT_BAND, rot, *_NO_START)
     md = blk.X[0].size
     assert out[0].shape[1] == 2 * md and out[1].shape[1:] == (2 * md, 2 * md)
     rows = out[2]
@@ -506,11 +506,11 @@ def test_the_pass_writes_the_rotations_part_itself(dy, scale):
     assert np.abs(want[:, md:]).max() > 0.0
     assert np.abs(out[1] - want).max() <= 1e-12 * np.abs(want).max()
     # without the points' states the same forces and stiffness, exactly
-    lean = crossing_forces(*args, False, False, TANGENT_BAND, rot)
+    lean = crossing_forces(*args, False, False, TANGENT_BAND, rot, *_NO_START)
     np.testing.assert_array_equal(lean[0], out[0])
     np.testing.assert_array_equal(lean[1], out[1])
     # residual only: the same forces
-    res = crossing_forces(*args[:-1], False, False, False, TANGENT_BAND, rot)
+    res = crossing_forces(*args[:-1], False, False, False, TANGENT_BAND, rot, *_NO_START)
     np.testing.assert_array_equal(res[0], out[0])
 
 
