@@ -612,8 +612,6 @@ class BeamContactBlock(ContactRows):
         start = np.ascontiguousarray(self.positions(h.x))
         rot0 = self._rotation_vectors(h.x) if self.surface else _NO_ROT
         lands = np.full(len(self), 3, dtype=np.int64)
-        if self.held is not None:
-            lands[self.held] = 2
         self._at_step_start = (h.x, (start, rot0, lands))
         return start, rot0, lands
 
@@ -1149,9 +1147,7 @@ class BeamContactBlock(ContactRows):
         nr = len(pairs)
         pr = self._point_rows(pairs)
         local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
-        # (and the points of pairs whose share rows take them back: build_beam_blocks)
-        clipped = np.concatenate([np.zeros(nr, dtype=bool) if self.held is None else
-                                  self.held[pairs],
+        clipped = np.concatenate([np.zeros(nr, dtype=bool),
                                   np.repeat(self.free[pairs].any(axis=1), NG)])
         g0 = self._start_point_gaps(h, pairs)
         cand = np.flatnonzero((g0[pr] > 0.0) & ~clipped)
