@@ -1074,7 +1074,9 @@ class JunctionContactBlock(ContactRows):
     def _frictions_landed(self, x: np.ndarray, history: History | None, tangent: bool):
         """:meth:`_friction` and, sixth, the rows' second points (:class:`fembody.contact.share.SecondPoint`): the
         friction a row takes back of the kept pair it fades; seventh, the first points that
-        land in the step, ``(rows, shift)`` (None: none; :meth:`_landed`).
+        land in the step, ``(rows, shift, anchors)`` (None: none; :meth:`_landed`, and the
+        pairs' points the rows take back, :meth:`_mirror`; the anchors measured from,
+        :meth:`_after`).
 
         A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
         back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
@@ -1166,6 +1168,9 @@ class JunctionContactBlock(ContactRows):
             # (the springs the row takes back: their energy counts against the pair's)
             parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
+        if land is not None:
+            # (with the anchors measured from: reopened where the point changed kind)
+            land = land + (anchor[land[0]],)
         # the second points: the share s of the faded pair's friction (its own anchor)
         two = SecondPoint.none(n, d, second)
         fr = np.flatnonzero(fpair >= 0)
@@ -1436,8 +1441,10 @@ class JunctionContactBlock(ContactRows):
         energies ``stored``, parameters and normal forces ``N``; their second points
         ``two``) and the step's friction ``work`` [J]: a sticking point keeps its anchor, a
         slipping one moves to its elastic slip, an open one follows its closest point.
-        ``moved`` ``(rows, shift)`` (default None: none): the first points that landed in
-        the step (:meth:`_landed`), whose offsets a sticking one keeps moved by ``shift``."""
+        ``moved`` ``(rows, shift, anchors)`` (default None: none): the first points that
+        landed in the step (:meth:`_landed`, and the pairs' points the rows take back,
+        :meth:`_mirror`), whose anchors (those the mapping measured from) a sticking one
+        keeps with the offsets moved by ``shift``."""
         d, tw = self.dim, self._tied_width
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
@@ -1452,7 +1459,10 @@ class JunctionContactBlock(ContactRows):
                 kept[keep] = self._take(np.flatnonzero(keep))._resolved(kept[keep],
                                                                         history.x[keep])
         if moved is not None:   # (w is linear in o: w - shift is w from o + shift)
+            # (from the anchors the mapping measured from: a row whose point changed kind
+            # in the step was opened anew at its start, _frictions_landed)
             kept = kept.copy()
+            kept[moved[0]] = moved[2]
             kept[moved[0], 2:2 + d] += moved[1]
         first = np.where(keep[:, None], kept, fresh)
         on2 = two.N > 0.0
@@ -1474,8 +1484,8 @@ class JunctionContactBlock(ContactRows):
         second points (:class:`fembody.contact.share.SecondPoint`). The return mapping runs on the live rows alone
         (:meth:`live`): an idle row has no normal force, hence no friction force, slip or
         stored energy; its parameters are its closest point's, and it has no second
-        point. Last the first points that landed in the step, ``(rows, shift)`` (None:
-        none; :meth:`_landed`)."""
+        point. Last the first points that landed in the step, ``(rows, shift, anchors)``
+        (None: none; :meth:`_frictions_landed`)."""
         live = self.live(x)
         if live.size == len(self):
             F, _, c, params, N, two, moved = self._frictions_landed(x, history, False)
@@ -1494,7 +1504,7 @@ class JunctionContactBlock(ContactRows):
             Fl, _, c, params[live], N[live], tl, moved = self._take(live)._frictions_landed(
                 x[live], h, False)
             if moved is not None:
-                moved = (live[moved[0]], moved[1])
+                moved = (live[moved[0]],) + moved[1:]
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
             for a, b in zip(two, tl):
