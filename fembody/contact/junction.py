@@ -346,8 +346,12 @@ decide alike) and pressing at the evaluated state, is measured from where it tou
 - lambda (w - w_0)`` (:func:`fembody.contact.friction.landing`,
 :meth:`JunctionContactBlock._landed`), the shift's derivative in the tangent; a landing
 point that sticks keeps its offset moved by the shift. The points a row takes back of the
-element pairs (the concave side's, the faded pair's) still tie at the step's start, as the
-spatial pairs do where the share rows take them back (``BeamContactBlock.held``).
+element pairs (the concave side's, the faded pair's) land as the pairs' own do
+(:meth:`JunctionContactBlock._mirror`, :func:`fembody.contact.share.pair_point_friction`:
+the pair's closest points' gap at the history's ``x``), so the take-back cancels the pair's
+point in the landing step too (tests/contact/test_held_landing.py); a sticking one keeps the
+anchor it measured from (reopened at the step's start where the row's point changed kind)
+with the shifted offset.
 
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two

@@ -412,8 +412,9 @@ an opened point (:meth:`CrossingShareBlock._node_resolved`). **Landing inside a 
 (issue 33): the kink node's point lands as the junction row's own point does
 (:meth:`CrossingShareBlock._node_landed`, the same gap at the step's start: the node's
 distance to the element's line with its foot inside the element), so the take-back stays
-that point's; the pair's point it takes back still ties at the step's start, as the pair
-itself does where share rows take it back (``BeamContactBlock.held``).
+that point's; the pair's point it takes back lands as the pair's own does
+(:meth:`CrossingShareBlock._mirror`, :func:`pair_point_friction`), so the take-back stays
+exact in the landing step too (tests/contact/test_held_landing.py).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
