@@ -365,7 +365,8 @@ class BeamContactBlock(ContactRows):
     measure. The spatial junction and share rows that take back a pair's friction
     (:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`) run it at the surfaces
     too, on the same section vectors tied the same way, so the two cancel at a kink as on
-    the axes (a kink of the reference or one that forms in a run). The free-end rows
+    the axes (a kink of the reference or one that forms in a run), and land a pair's point
+    inside a step as the pair does (tests/contact/test_held_landing.py). The free-end rows
     (:mod:`fembody.contact.ends`, "Friction": node pairs and an end against an element's
     inside) measure at the surfaces too, and a junction node's contact with an element (the
     junction rows' own point and the share rows' kink node point) ties the node's section by
@@ -397,7 +398,6 @@ class BeamContactBlock(ContactRows):
     side_slot = None        # set by the System for a planar block (its sides are a run's)
     _gaps_at_start = None   # (history's x, side, gaps) last read (_start_gaps)
     _at_step_start = None   # (history's x, the pass's landing arguments) (_step_start)
-    held = None             # spatial pairs whose point lands tied at the step's start
 
     def __init__(self, kind: str, nodes: np.ndarray, dofs: np.ndarray, X: np.ndarray,
                  radius: np.ndarray, k: np.ndarray, labels: list,
@@ -603,7 +603,8 @@ class BeamContactBlock(ContactRows):
         **Landing**): the pairs' node positions ``(n, 4, d)`` at the step's start (the
         history's ``x``), their nodes' rotation vectors there ``(n, 12)`` at the surfaces
         (else empty), and per pair which of its points may land (1: its point, 2: its line
-        points, 3: both): not the point of a pair the share rows take back (:attr:`held`).
+        points, 3: both; every pair's: the share and junction rows that take a pair's
+        point back land it alike, :func:`fembody.contact.share.pair_point_friction`).
         Kept for the history last asked (every evaluation of a step reads them; a history's
         arrays are not written once made)."""
         c = self._at_step_start
@@ -612,8 +613,6 @@ class BeamContactBlock(ContactRows):
         start = np.ascontiguousarray(self.positions(h.x))
         rot0 = self._rotation_vectors(h.x) if self.surface else _NO_ROT
         lands = np.full(len(self), 3, dtype=np.int64)
-        if self.held is not None:
-            lands[self.held] = 2
         self._at_step_start = (h.x, (start, rot0, lands))
         return start, rot0, lands
 
@@ -1149,9 +1148,7 @@ class BeamContactBlock(ContactRows):
         nr = len(pairs)
         pr = self._point_rows(pairs)
         local = np.concatenate([np.arange(nr), np.repeat(np.arange(nr), NG)])
-        # (and the points of pairs whose share rows take them back: build_beam_blocks)
-        clipped = np.concatenate([np.zeros(nr, dtype=bool) if self.held is None else
-                                  self.held[pairs],
+        clipped = np.concatenate([np.zeros(nr, dtype=bool),
                                   np.repeat(self.free[pairs].any(axis=1), NG)])
         g0 = self._start_point_gaps(h, pairs)
         cand = np.flatnonzero((g0[pr] > 0.0) & ~clipped)
@@ -1702,13 +1699,6 @@ def build_beam_blocks(model: "Model", node_dofs: np.ndarray
                              np.concatenate([p[5] for p in parts]), friction,
                              np.concatenate([p[7] for p in parts]),
                              np.concatenate([p[8] for p in parts]), radii)
-    share = [b for b in blocks if type(b).__name__ == "CrossingShareBlock"]
-    if kind == "crossing" and share:
-        # the share rows take back a pair's point friction with the pair's anchor as tied
-        # at the step's start (fembody.contact.share): those pairs' points tie there too,
-        # so that the two cancel (landing in the share rows: not done yet, land3-33)
-        taken = {tuple(r) for b in share for r in b.nodes[:, :4].tolist()}
-        block.held = np.array([tuple(r) in taken for r in block.nodes.tolist()], dtype=bool)
     for b in [block] + blocks:
         rs = b.resultants(np.zeros(b.dofs.shape))
         g, ok = rs[:, 1], rs[:, 2] > 0.0

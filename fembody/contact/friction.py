@@ -50,7 +50,10 @@ touching alone (to first order in the step), not the approach's. Where a block a
 is stated in the block (planar beam pairs, :mod:`fembody.contact.beams`; every block of
 :mod:`fembody.contact.surfaces`; the beam-end rows, :mod:`fembody.contact.ends`; the
 junction rows' own point and the share rows' take-back of it,
-:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`).
+:mod:`fembody.contact.junction`, :mod:`fembody.contact.share`; the spatial pairs' points
+and the junction and share rows' take-back of them, the same points on the same gaps, so
+that the take-back cancels the pair's to round-off,
+:func:`fembody.contact.share.pair_point_friction`).
 
 **In models.** Surface contacts (:mod:`fembody.contact.surfaces`, fixed surfaces and
 surfaces carried by a body, whose anchors are the body's material points) and beam

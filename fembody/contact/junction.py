@@ -346,8 +346,12 @@ decide alike) and pressing at the evaluated state, is measured from where it tou
 - lambda (w - w_0)`` (:func:`fembody.contact.friction.landing`,
 :meth:`JunctionContactBlock._landed`), the shift's derivative in the tangent; a landing
 point that sticks keeps its offset moved by the shift. The points a row takes back of the
-element pairs (the concave side's, the faded pair's) still tie at the step's start, as the
-spatial pairs do where the share rows take them back (``BeamContactBlock.held``).
+element pairs (the concave side's, the faded pair's) land as the pairs' own do
+(:meth:`JunctionContactBlock._mirror`, :func:`fembody.contact.share.pair_point_friction`:
+the pair's closest points' gap at the history's ``x``), so the take-back cancels the pair's
+point in the landing step too (tests/contact/test_held_landing.py); a sticking one keeps the
+anchor it measured from (reopened at the step's start where the row's point changed kind)
+with the shifted offset.
 
 **Node on node.** Two kinks convex towards each other meeting node on node (a beam bent
 convex down pressed onto another's ridge): each node projects outside the other beam's two
@@ -380,7 +384,7 @@ from .rows import ChordScreen, ContactRows, beam_neighbours, pair_report
 from .share import (BENT, NOTCH_BAND, _POINT_SCREEN, SecondPoint, _apex_notch, _bend, _fade,
                     _own_distance, _own_step, _product, junction_blend, node_surface,
                     node_surface_moment_tangent, node_ties, pair_point_friction,
-                    view_aside)
+                    pair_tied, view_aside)
 
 #: two element pairs whose energies at a junction are equal to this fraction of the larger
 #: are tied: a frictional run keeps the pair it removed at the last accepted step
@@ -1074,7 +1078,9 @@ class JunctionContactBlock(ContactRows):
     def _frictions_landed(self, x: np.ndarray, history: History | None, tangent: bool):
         """:meth:`_friction` and, sixth, the rows' second points (:class:`fembody.contact.share.SecondPoint`): the
         friction a row takes back of the kept pair it fades; seventh, the first points that
-        land in the step, ``(rows, shift)`` (None: none; :meth:`_landed`).
+        land in the step, ``(rows, shift, anchors)`` (None: none; :meth:`_landed`, and the
+        pairs' points the rows take back, :meth:`_mirror`; the anchors measured from,
+        :meth:`_after`).
 
         A row that takes back an element pair on the concave side (:meth:`_duplicate`) takes
         back that pair's friction too (:meth:`_mirror`) instead of its node contact's (the two
@@ -1144,8 +1150,15 @@ class JunctionContactBlock(ContactRows):
                     R3, t_a, anchor[:, 2 + d:], c.f)
         mir = np.flatnonzero(~node)
         if mir.size:
-            Fm, Km, cm, pm, Nm, wm = self._take(mir)._mirror(
-                x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent)
+            Fm, Km, cm, pm, Nm, wm, sm = self._take(mir)._mirror(
+                x[mir], anchor[mir], sliding[mir], mode[mir] - 1, tangent, h.x[mir])
+            # (the pair's point landing in the step: the row's anchor keeps its shift as
+            # the pair's does, :meth:`_after`; the node points' rows are not these)
+            lm = np.flatnonzero(sm.any(axis=1))
+            if lm.size:
+                land = ((mir[lm], sm[lm]) if land is None else
+                        (np.concatenate([land[0], mir[lm]]),
+                         np.concatenate([land[1], sm[lm]])))
             # weighted by the row's b as its energy is (:meth:`_duplicate`)
             bm, gbm, _ = self._removal(x[mir], mir, mode[mir] - 1, False)  # (exact gradient)
             F[mir], params[mir], N[mir] = bm[:, None] * Fm, pm, Nm
@@ -1159,6 +1172,9 @@ class JunctionContactBlock(ContactRows):
             # (the springs the row takes back: their energy counts against the pair's)
             parts[4][mir] = -bm * wm * cm.stored
             c = Coulomb(*parts)
+        if land is not None:
+            # (with the anchors measured from: reopened where the point changed kind)
+            land = land + (anchor[land[0]],)
         # the second points: the share s of the faded pair's friction (its own anchor)
         two = SecondPoint.none(n, d, second)
         fr = np.flatnonzero(fpair >= 0)
@@ -1169,8 +1185,10 @@ class JunctionContactBlock(ContactRows):
                 at = fr[old]
                 a2[old] = self._take(at)._reopened(h.x[at], fpair[at] + 1)
                 sl2[old] = True
-            F2, K2, c2, p2, N2, w2 = self._take(fr)._mirror(x[fr], a2, sl2, fpair[fr],
-                                                            tangent)
+            F2, K2, c2, p2, N2, w2, s2 = self._take(fr)._mirror(x[fr], a2, sl2, fpair[fr],
+                                                                tangent, h.x[fr])
+            # (a landing point's anchor moved by its shift: what a sticking one keeps)
+            a2[:, 2:2 + d] += s2
             s = share[fr]
             F[fr] += s[:, None] * F2
             if tangent:
@@ -1242,7 +1260,7 @@ class JunctionContactBlock(ContactRows):
         return w, dw, (rows, shift)
 
     def _mirror(self, x: np.ndarray, anchor: np.ndarray, sliding: np.ndarray,
-                pair: np.ndarray, tangent: bool):
+                pair: np.ndarray, tangent: bool, hx: np.ndarray | None = None):
         """The friction a row takes back of its element pair ``pair (n,)`` (0, 1; every row
         of this block holding both pairs): the point part of that pair's friction as the
         element pairs' block has it, ``(1 - Lam) f_point`` (``Lam`` of :meth:`_pair_weight`;
@@ -1250,8 +1268,12 @@ class JunctionContactBlock(ContactRows):
         points, its normal force ``k max(-g, 0)``, tied points ``x_A(s_a) - x_B(t_a) - o``
         from ``anchor (n, 2 + d)`` = ``(100 (1 + pair) + s_a, t_a, o)``), with the opposite
         sign: the internal forces ``(n, 5 d)``, (``tangent``) stiffness, the return mapping,
-        the points' parameters (coded as the anchor's), the pair's normal force [N] and its
-        point weight ``1 - Lam``."""
+        the points' parameters (coded as the anchor's), the pair's normal force [N], its
+        point weight ``1 - Lam`` and the landing shifts ``(n, d)`` [m]: with the rows'
+        gathered coordinates at the step's start ``hx`` (None: no landing), a point open
+        there (the pair's closest points' gap ``g0 > 0``) and pressing now is measured from
+        where it touched, as the pair's own point is (``BeamContactBlock``, **Landing**;
+        :func:`fembody.contact.share.pair_point_friction`), zero elsewhere."""
         n, k = x.shape
         d = self.dim
         md = self.X[0].size
@@ -1267,12 +1289,30 @@ class JunctionContactBlock(ContactRows):
         s_a, t_a = anchor[:, 0] - 100.0 * (1.0 + pair), anchor[:, 1]
         rot = k > md                    # at the surfaces: the pair's rotations' columns too
         R = _rot_exp(x[r[:, None], md + cols].reshape(n, 4, d)) if rot else None
+        start = None
+        pressed = np.flatnonzero(kon > 0.0)
+        if hx is not None and pressed.size:
+            # the pair's point at the step's start (as the pairs' compiled pass measures it)
+            c0 = cols[pressed]
+            x40 = (self.X.reshape(n, -1)[pressed[:, None], c0]
+                   + self._translations(hx[pressed])[np.arange(pressed.size)[:, None], c0]
+                   ).reshape(-1, 4, d)
+            g0 = distance("crossing", x40, closest_crossing(x40)[0], False)[0] - self.radius[
+                pressed]
+            on = g0 > 0.0
+            if on.any():
+                rows = pressed[on]
+                R0 = (_rot_exp(hx[rows[:, None], md + cols[rows]].reshape(-1, 4, d)) if rot
+                      else None)
+                w0 = pair_tied(x40[on], s_a[rows], t_a[rows], anchor[rows, 2:], R0)[1]
+                start = (rows, g0[on], g[rows], w0, G[rows] if tangent else None)
         if rot:
             cols = np.concatenate([cols, md + cols], axis=1)        # (n, 8 d)
-        F4, K4, c = pair_point_friction(
+        F4, K4, c, shift = pair_point_friction(
             x4, s_a, t_a, anchor[:, 2:], R, nrm, N,
             (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
-            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k, sliding)
+            -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k, sliding,
+            start)
         lam, gl, _ = self._pair_weight(x4, r, pair, tangent)
         F = np.zeros((n, k))
         F[r[:, None], cols] = -(1.0 - lam)[:, None] * F4
@@ -1283,7 +1323,7 @@ class JunctionContactBlock(ContactRows):
             K = np.zeros((n, k, k))
             K[r[:, None, None], cols[:, :, None], cols[:, None, :]] = -Kp
         params = np.column_stack([100.0 * (1.0 + pair) + z[:, 0], z[:, 1]])
-        return F, K, c, params, N, 1.0 - lam
+        return F, K, c, params, N, 1.0 - lam, np.zeros((n, d)) if shift is None else shift
 
     @property
     def _tied_width(self) -> int:
@@ -1405,8 +1445,10 @@ class JunctionContactBlock(ContactRows):
         energies ``stored``, parameters and normal forces ``N``; their second points
         ``two``) and the step's friction ``work`` [J]: a sticking point keeps its anchor, a
         slipping one moves to its elastic slip, an open one follows its closest point.
-        ``moved`` ``(rows, shift)`` (default None: none): the first points that landed in
-        the step (:meth:`_landed`), whose offsets a sticking one keeps moved by ``shift``."""
+        ``moved`` ``(rows, shift, anchors)`` (default None: none): the first points that
+        landed in the step (:meth:`_landed`, and the pairs' points the rows take back,
+        :meth:`_mirror`), whose anchors (those the mapping measured from) a sticking one
+        keeps with the offsets moved by ``shift``."""
         d, tw = self.dim, self._tied_width
         on = N > 0.0
         keep = on & ~slipping                       # sticking points keep their anchors
@@ -1421,7 +1463,10 @@ class JunctionContactBlock(ContactRows):
                 kept[keep] = self._take(np.flatnonzero(keep))._resolved(kept[keep],
                                                                         history.x[keep])
         if moved is not None:   # (w is linear in o: w - shift is w from o + shift)
+            # (from the anchors the mapping measured from: a row whose point changed kind
+            # in the step was opened anew at its start, _frictions_landed)
             kept = kept.copy()
+            kept[moved[0]] = moved[2]
             kept[moved[0], 2:2 + d] += moved[1]
         first = np.where(keep[:, None], kept, fresh)
         on2 = two.N > 0.0
@@ -1443,8 +1488,8 @@ class JunctionContactBlock(ContactRows):
         second points (:class:`fembody.contact.share.SecondPoint`). The return mapping runs on the live rows alone
         (:meth:`live`): an idle row has no normal force, hence no friction force, slip or
         stored energy; its parameters are its closest point's, and it has no second
-        point. Last the first points that landed in the step, ``(rows, shift)`` (None:
-        none; :meth:`_landed`)."""
+        point. Last the first points that landed in the step, ``(rows, shift, anchors)``
+        (None: none; :meth:`_frictions_landed`)."""
         live = self.live(x)
         if live.size == len(self):
             F, _, c, params, N, two, moved = self._frictions_landed(x, history, False)
@@ -1463,7 +1508,7 @@ class JunctionContactBlock(ContactRows):
             Fl, _, c, params[live], N[live], tl, moved = self._take(live)._frictions_landed(
                 x[live], h, False)
             if moved is not None:
-                moved = (live[moved[0]], moved[1])
+                moved = (live[moved[0]],) + moved[1:]
             F[live], f[live], slipping[live], ds[live], stored[live] = (
                 Fl, c.f, c.slipping, c.ds, c.stored)
             for a, b in zip(two, tl):

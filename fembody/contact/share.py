@@ -412,8 +412,9 @@ an opened point (:meth:`CrossingShareBlock._node_resolved`). **Landing inside a 
 (issue 33): the kink node's point lands as the junction row's own point does
 (:meth:`CrossingShareBlock._node_landed`, the same gap at the step's start: the node's
 distance to the element's line with its foot inside the element), so the take-back stays
-that point's; the pair's point it takes back still ties at the step's start, as the pair
-itself does where share rows take it back (``BeamContactBlock.held``).
+that point's; the pair's point it takes back lands as the pair's own does
+(:meth:`CrossingShareBlock._mirror`, :func:`pair_point_friction`), so the take-back stays
+exact in the landing step too (tests/contact/test_held_landing.py).
 
 **Left.** The limits of the blend listed under "What the blend does not cover".
 """
@@ -1216,7 +1217,10 @@ class CrossingShareBlock(ContactRows):
         normal force ``(n,)`` [N]. A block measuring at the surfaces ties the section vectors
         ``(a_A, a_B)`` of the anchor's last entries (:meth:`_ties`), carried by the pair's
         nodes' rotations: ``x_A(s_a) + M_A a_A - x_B(t_a) - M_B a_B - o``; its forces then hold
-        the moments on the four rotations after the translations ``(n, 4 d + 12)``."""
+        the moments on the four rotations after the translations ``(n, 4 d + 12)``. A point
+        that lands inside the step is measured from where it touched, as the pair's own
+        (:meth:`_pair_landing`); sixth, the landing shifts ``(n, d)`` [m] (zero elsewhere),
+        which a sticking point's anchor keeps (:meth:`advance`)."""
         pos = self.positions(x)[:, :4]
         n, _, d = pos.shape
         z, ok = closest_crossing(pos)
@@ -1229,12 +1233,41 @@ class CrossingShareBlock(ContactRows):
         rot = self._tied_width > 0 and x.shape[1] > self.X[0].size
         if rot:
             first = self._resolved(first, history.x)
-        F4, K4, c = pair_point_friction(
+        land = self._pair_landing(history, first, rot, np.flatnonzero(kon > 0.0))
+        start = None
+        if land is not None:
+            rows, g0, w0 = land
+            start = (rows, g0, g[rows], w0, G[rows] if tangent else None)
+        F4, K4, c, shift = pair_point_friction(
             pos, first[:, 0], first[:, 1], first[:, 2:], self._pair_rotations(x) if rot else None,
             nrm, N, (H[:, :d, :] + H[:, d:2 * d, :]) if tangent else None,
             -kon[:, None] * G if tangent else None, self.kt, self.mu_s, self.mu_k,
-            history.sliding)
-        return F4, K4, c, z, N
+            history.sliding, start)
+        return F4, K4, c, z, N, np.zeros((n, d)) if shift is None else shift
+
+    def _pair_landing(self, h: History, first: np.ndarray, rot: bool, pressed: np.ndarray):
+        """The pair's points of the rows ``pressed`` (pressing at the evaluated state) that
+        were open at the step's start (the pair's closest points' gap ``g0 > 0`` at the
+        history's ``x``, as the element pairs' compiled pass measures it, ``crossing_forces``
+        **Landing**), with the first anchors ``first`` (resolved at the surfaces, ``rot``):
+        their rows ``(q,)``, ``g0 (q,)`` [m] and the tied points' relative position there
+        ``(q, d)`` [m]; None where none lands. The pairs the rows take back land as the
+        rows do (``BeamContactBlock``, **Landing**), so that the take-back stays exact."""
+        if not pressed.size:
+            return None
+        d = self.dim
+        p0 = (self.X[pressed, :4]
+              + h.x[pressed, :4 * d].reshape(pressed.size, 4, d))
+        z0 = closest_crossing(p0)[0]
+        g0 = distance("crossing", p0, z0, False)[0] - self.radius[pressed]
+        on = g0 > 0.0
+        if not on.any():
+            return None
+        rows = pressed[on]
+        a = first[rows]
+        R0 = self._pair_rotations(h.x[rows]) if rot else None
+        w0 = pair_tied(p0[on], a[:, 0], a[:, 1], a[:, 2:], R0)[1]
+        return rows, g0[on], w0
 
     def _friction(self, x: np.ndarray, history: History | None, tangent: bool):
         """The friction the rows take back ``(n, 8 d)`` [N], (``tangent``) its stiffness, the
@@ -1247,6 +1280,10 @@ class CrossingShareBlock(ContactRows):
         return self._frictions(x, history, tangent)[:5]
 
     def _frictions(self, x: np.ndarray, history: History | None, tangent: bool):
+        """:meth:`_frictions_landed` without the pair's points' landing shifts."""
+        return self._frictions_landed(x, history, tangent)[:6]
+
+    def _frictions_landed(self, x: np.ndarray, history: History | None, tangent: bool):
         """:meth:`_friction` and, sixth, the rows' second points (:class:`SecondPoint`): where
         the kink node's contact is in its wedge (module docstring, "Across a kink node") the
         row runs that contact's return mapping as the junction row of the node does (at the
@@ -1257,12 +1294,13 @@ class CrossingShareBlock(ContactRows):
         then follows the normal force taken back, and the anchor follows the contact's
         updates from the step it presses (as the junction rows' faded pairs' do). A row
         whose node point changed since the last step opens anew, anchored where the new
-        point was at that step."""
+        point was at that step. Seventh, the pair's points' landing shifts ``(n, d)`` [m]
+        (:meth:`_mirror`)."""
         h = self.history0 if history is None else history
         n, m = x.shape
         d = self.dim
         pd, md = 4 * d, self.X[0].size
-        F4, K4, c, _, N = self._mirror(x, h, tangent)
+        F4, K4, c, _, N, shift = self._mirror(x, h, tangent)
         pos = self.positions(x)
         a, da, _, (node_at, node_back) = self._factor(pos, False)
         # the pair's columns: its translations and (at the surfaces) its rotations
@@ -1359,7 +1397,7 @@ class CrossingShareBlock(ContactRows):
                 two.stored[rr] = -wt * c2.stored
                 two.params[rr] = np.column_stack([np.full(ns, mark), t])
                 two.N[rr], two.weight[rr], two.anchor[rr] = -kon * g, wt, a2
-        return F, K, c, a, N, two
+        return F, K, c, a, N, two, shift
 
     def _node_landed(self, h: History, rr: np.ndarray, sp, a2: np.ndarray, g: np.ndarray,
                      gr: np.ndarray, w: np.ndarray, dw: np.ndarray | None, rot: bool):
@@ -1442,7 +1480,7 @@ class CrossingShareBlock(ContactRows):
         if press.size:
             sub = self._take(press)
             hp = History(*(a[press] for a in history))
-            Fp, _, c, a, N, two = sub._frictions(x[press], hp, False)
+            Fp, _, c, a, N, two, shift = sub._frictions_landed(x[press], hp, False)
             F[press], on[press] = Fp, N > 0.0
             slipping[press], ds[press], stored[press] = c.slipping, c.ds, -a * c.stored
             anchor[press, 2:2 + d] = -c.f / self.kt[press, None]
@@ -1466,6 +1504,11 @@ class CrossingShareBlock(ContactRows):
             anchor[stick] = sub._resolved(first[stick], history.x[stick])
         else:
             anchor[stick] = first[stick]
+        if press.size:
+            # a point that landed and sticks keeps the anchor it was tied at where it
+            # touched, as the pair's own (BeamContactBlock.advance)
+            moved = np.flatnonzero(on[press] & ~slipping[press] & shift.any(axis=1))
+            anchor[press[moved], 2:2 + d] += shift[moved]
         work = history.work(F, x, press, self.X[0].size if self.surface else None)
         new = History(anchor_pack(anchor, second, open2), slipping | ~on, history.slip + ds,
                       x.copy(), F, stored)
@@ -1557,7 +1600,8 @@ class CrossingShareBlock(ContactRows):
 def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.ndarray,
                         R: np.ndarray | None, nrm: np.ndarray, N: np.ndarray,
                         dn: np.ndarray | None, dN: np.ndarray | None, kt: np.ndarray,
-                        mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray):
+                        mu_s: np.ndarray, mu_k: np.ndarray, sliding: np.ndarray,
+                        start: tuple | None = None):
     """A crossing pair's point friction as the element pairs' block runs it, what the share
     and junction rows take back: the return mapping (:func:`fembody.contact.friction
     .coulomb`) on the tied points ``x_A(s) - x_B(t) - o`` of the pair's nodes ``x4 (n, 4,
@@ -1566,21 +1610,19 @@ def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.n
     M_B a_B`` (:mod:`fembody.contact.sections`, as
     :class:`fembody.contact.beams.BeamContactBlock` "At the surfaces"). ``nrm (n, d)`` the
     normal, ``N (n,)`` [N] the normal force, ``dn (n, d, 4 d)`` and ``dN (n, 4 d)`` their
-    derivatives on the translations (None: no tangent). Returns the forces ``(n, 4 d)``
-    [N] on the four nodes (then, at the surfaces, the moments ``(n, 12)`` [N m] on their
-    rotations), (with ``dn``) their derivative on the same columns (the rotations'
-    material increments) and the mapping (:class:`fembody.contact.friction.Coulomb`)."""
+    derivatives on the translations (None: no tangent). ``start`` (None: no point lands)
+    the points that land inside the step, ``(rows, g0, g1, w0, dg1)``: their rows ``(q,)``,
+    gaps at the step's start (> 0) and now (< 0) [m], tied points' relative position at the
+    step's start ``(q, d)`` [m] (:func:`pair_tied`) and (with ``dn``) the gaps' gradients on
+    the translations ``(q, 4 d)``; they measure from where they touched
+    (:func:`fembody.contact.friction.landing`), as the element pairs' block's points do.
+    Returns the forces ``(n, 4 d)`` [N] on the four nodes (then, at the surfaces, the
+    moments ``(n, 12)`` [N m] on their rotations), (with ``dn``) their derivative on the
+    same columns (the rotations' material increments), the mapping
+    (:class:`fembody.contact.friction.Coulomb`) and the landing shifts ``(n, d)`` [m]
+    (zero where no point lands; None without ``start``)."""
     n, _, d = x4.shape
-    ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
-    w = np.einsum("pm,pmi->pi", ca, x4)
-    if R is not None:
-        # the tied section vectors carried by the pair's nodes' rotations, as the element
-        # pairs' block carries them (the offset o - v_A + v_B, summed in its order)
-        vA, GA = carried(R[:, :2], s, tail[:, d:d + 3])
-        vB, GB = carried(R[:, 2:], t, tail[:, d + 3:d + 6])
-        w = w - (tail[:, :d] - vA + vB)
-    else:
-        w = w - tail[:, :d]
+    ca, w, GA, GB = pair_tied(x4, s, t, tail, R)
     tangent = dn is not None
     kl = 4 * d + (12 if R is not None else 0)
     dw = dnl = dNl = None
@@ -1592,7 +1634,25 @@ def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.n
         dnl[:, :, :4 * d], dNl[:, :4 * d] = dn, dN
         if R is not None:
             dw[:, :, 4 * d:4 * d + 6], dw[:, :, 4 * d + 6:] = GA, -GB
-    c = coulomb(w, nrm, N, kt, mu_s, mu_k, sliding, dw, dnl, dNl)
+    shift, dwc = None, dw
+    if start is not None:
+        # (the mapping measures from the touching state; the force acts on the tied points,
+        # dw, as any other: the element pairs' block's **Landing**)
+        rows, g0, g1, w0, dg1 = start
+        shift = np.zeros((n, d))
+        if len(rows):
+            dgl = None
+            if tangent:
+                dgl = np.zeros((len(rows), kl))
+                dgl[:, :4 * d] = dg1
+            sh, dsh = landing(g0, g1, w0, w[rows], dgl, dw[rows] if tangent else None)
+            w = w.copy()
+            w[rows] -= sh
+            shift[rows] = sh
+            if tangent:
+                dwc = dw.copy()
+                dwc[rows] -= dsh
+    c = coulomb(w, nrm, N, kt, mu_s, mu_k, sliding, dwc, dnl, dNl)
     F4 = (ca[:, :, None] * c.f[:, None, :]).reshape(n, 4 * d)
     if R is not None:
         F4 = np.concatenate([F4, (c.f[:, None, :] @ GA)[:, 0], -(c.f[:, None, :] @ GB)[:, 0]],
@@ -1606,7 +1666,28 @@ def pair_point_friction(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.n
                 R[:, :2], s, tail[:, d:d + 3], c.f)
             K4[:, 4 * d + 6:, 4 * d + 6:] -= carried_moment_tangent(
                 R[:, 2:], t, tail[:, d + 3:d + 6], c.f)
-    return F4, K4, c
+    return F4, K4, c, shift
+
+
+def pair_tied(x4: np.ndarray, s: np.ndarray, t: np.ndarray, tail: np.ndarray,
+              R: np.ndarray | None):
+    """The tied points of crossing pairs (:func:`pair_point_friction`'s arguments): the
+    anchor coefficients ``(n, 4)``, the relative position ``x_A(s) - x_B(t) - o`` ``(n, d)``
+    [m] (at the surfaces, with the rotations ``R``, ``+ M_A a_A - M_B a_B``) and the carried
+    vectors' derivatives on A's and B's rotations ``(n, d, 6)`` each (None on the axes)."""
+    d = x4.shape[2]
+    ca = np.column_stack([1.0 - s, s, t - 1.0, -t])
+    w = np.einsum("pm,pmi->pi", ca, x4)
+    GA = GB = None
+    if R is not None:
+        # the tied section vectors carried by the pair's nodes' rotations, as the element
+        # pairs' block carries them (the offset o - v_A + v_B, summed in its order)
+        vA, GA = carried(R[:, :2], s, tail[:, d:d + 3])
+        vB, GB = carried(R[:, 2:], t, tail[:, d + 3:d + 6])
+        w = w - (tail[:, :d] - vA + vB)
+    else:
+        w = w - tail[:, :d]
+    return ca, w, GA, GB
 
 
 def node_surface(R: np.ndarray, t: np.ndarray, a: np.ndarray

@@ -334,7 +334,10 @@ def _sliding_tip(mu=0.3, slip=1e-3):
     i = next(j for j, row in enumerate(pair.nodes.tolist()) if set(row) == quad)
     assert (pair.nodes[i] == shr.nodes[r[0], :4]).all()
     xp = pose(pair)
-    hp, hs = pair.history0.copy(), shr.history0.copy()
+    # (made at the evaluated state: the anchors as given; made at the reference, where A
+    # is lifted, the pair's point would land in the step, friction.landing)
+    hp = pair.history0.copy()._replace(x=xp.copy())
+    hs = shr.history0.copy()._replace(x=xs.copy())
     z = closest_crossing_of(pair.positions(xp)[i])
     for h, row in ((hp, i), (hs, r[0])):
         # (the share row's first point: its anchor holds the kink node's point after it,
