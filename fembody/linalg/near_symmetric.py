@@ -94,9 +94,11 @@ The rule, checked on every matrix (nothing is assumed of a model):
 5. A refusal by rule 3 whose refinement measured a contraction ``rho_r`` (the matrix's LU
    made by its solve, not a caller told instead) is remembered for the pattern with the
    matrix's asymmetry ``a_r`` (max |S_ij - S_ji| over max |S_ij|, measured by the pass of
-   rule 1 before any Cholesky). A later matrix of the pattern, asymmetry ``a``, whose
-   predicted contraction ``rho_r a / a_r`` is at least :data:`RHO_HOPELESS` goes to the
-   caller's LU without its symbolic analysis or Cholesky (:meth:`SymmetricPart.skips`,
+   rule 1 before any Cholesky). A later matrix of the pattern, asymmetry ``a`` (the same
+   number, read from its nonzeros and their mirrors alone: rule 1's pass visits every
+   stored lower entry, on a contact model mostly zeros), whose predicted contraction
+   ``rho_r a / a_r`` is at least :data:`RHO_HOPELESS` goes to the caller's LU without its
+   symbolic analysis or Cholesky (:meth:`SymmetricPart.skips`,
    asked by ``LinearSolver``'s ``auto`` where a refusal is answered by the LU). Why the
    ratio: ``rho(F^-1 N) = |F^-1/2 N F^-1/2|_2`` (``F^-1/2 N F^-1/2`` is skew, hence normal),
    linear in ``N``; from one Newton iteration to the next of a step ``F`` (its ``bp M`` and
