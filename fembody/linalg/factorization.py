@@ -64,10 +64,10 @@ class HeldPattern:
         self.count = int(self.pos.shape[0])
         self.whole = self.count == A.nnz
         self.indices = A.indices[self.pos]
-        # (the kept entries before each column's first: its start in the sub-pattern)
-        before = np.zeros(A.nnz + 1, dtype=A.indptr.dtype)
-        np.cumsum(keep, out=before[1:])
-        self.indptr = before[A.indptr]
+        # (each column's start in the sub-pattern: the kept entries before the column's first,
+        # found among the kept places, not by a running count over the whole stored pattern,
+        # which was most of this object's cost on a contact model's pattern, mostly zeros)
+        self.indptr = np.searchsorted(self.pos, A.indptr).astype(A.indptr.dtype, copy=False)
 
     def matrix(self, A):
         """``A``'s values on this sub-pattern (its stored zeros inside it kept)."""

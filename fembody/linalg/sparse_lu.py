@@ -100,7 +100,11 @@ entries, with the kept ordering, while the sub-pattern has at most ``1 + PATTERN
 times as many entries as the matrix has nonzeros (:data:`.factorization.PATTERN_SLACK`); a
 matrix with a few new entries, within that share, is ordered on the union of both, so that
 the next ones fall within it; any other on its own nonzeros. The factor is that of the same
-matrix; only the ordering and the zeros stored differ.
+matrix; only the ordering and the zeros stored differ. Two ways to order less often were
+measured on the bundle and rejected (benchmarks/results/beam_bundle.json, key
+``rule5_33``): a larger slack (its kept zeros cost the factorisations what the orderings
+saved), and the union keeping its predecessor's ordering (a few new contact couplings
+outside the ordering filled the factor far more than the ordering costs).
 
 Panel size. SuperLU factorises ``panel_size`` adjacent columns together (a symbolic search
 and a dense update of each supernode against the whole panel at once; SciPy's default is
