@@ -17,12 +17,15 @@ from fembody.model.functions import SmoothStep
 BUNDLE_R = 0.005            # section radius of the bundle's beams [m]
 
 
-def bundle(beams: int, elements: int, friction: float = 0.0) -> fb.Model:
+def bundle(beams: int, elements: int, friction: float = 0.0,
+           max_penetration: float | None = float("inf")) -> fb.Model:
     """``beams`` steel beams of ``elements`` elements (1 m, 10 mm diameter) stacked 2 R apart
     along z, each resting on the one below along its length (line contact), under gravity
     along -z; the bottom beam clamped at both ends, the others held at their ends in x, y
     and the rotations (free to sink in z); neighbours in beam contact of stiffness 1e6 N/m,
-    margin R/2, Coulomb ``friction`` (0: frictionless), no penetration limit."""
+    margin R/2, Coulomb ``friction`` (0: frictionless), ``max_penetration`` [m] (default: no
+    penetration limit, the benchmark's; None: add_beam_contact's default, a watched
+    contact)."""
     R = BUNDLE_R
     steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(2 * R)
     m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
@@ -37,7 +40,7 @@ def bundle(beams: int, elements: int, friction: float = 0.0) -> fb.Model:
         body.append(b)
     for a, b in zip(body, body[1:]):
         m.add_beam_contact(a, b, radius=R, stiffness=1e6, friction=friction, margin=0.5 * R,
-                           max_penetration=float("inf"))
+                           max_penetration=max_penetration)
     return m
 
 

@@ -14,6 +14,8 @@ import pytest
 import fembody as fb
 from fembody.errors import ModelError
 
+from .geometries import bundle
+
 K, MASS, V = 1e6, 0.25, 1.0          # penalty [N/m], mass [kg], impact speed [m/s]
 OMEGA = math.sqrt(K / MASS)
 
@@ -131,19 +133,7 @@ def test_a_resting_bundles_chatter_is_not_located():
     dt = 1 ms: its rows rattle at omega h 12-25 with bounces v / omega of some 1e-8 m, and
     none is located (with rule 6's speed bound removed, i.e. the floor lowered alone: 223
     located retries, 190 steps; with it 32 steps, as on e9ce03e)."""
-    steel, sec = fb.Material(E=2e11, rho=7850.0, nu=0.3), fb.Section.circle(0.01)
-    m = fb.Model(dim=3, gravity=(0.0, 0.0, -9.81))
-    beams = []
-    for i in range(4):
-        z = 0.01 * i
-        b = m.add_beam((0.0, 0.0, z), (1.0, 0.0, z), n=40, material=steel, section=sec,
-                       orientation=(0, 0, 1))
-        for end in (b.first, b.last):
-            m.fix(end, *(("x", "y", "z", "rx", "ry", "rz") if i == 0 else
-                         ("x", "y", "rx", "ry", "rz")))
-        beams.append(b)
-    for a, b in zip(beams, beams[1:]):
-        m.add_beam_contact(a, b, radius=0.005, stiffness=1e6, margin=0.0025)
+    m = bundle(4, 40, max_penetration=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fb.ContactWarning)
         r = fb.simulate(m, t_end=0.03, dt=1e-3)
